@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Install what building, running and testing perfwatch needs on Debian 12 (as root, or via sudo).
+# Only missing packages are installed, so a prepared machine pays nothing.
+set -euo pipefail
+
+build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev libsystemd-dev
+	libinih-dev zlib1g-dev)
+test_pkgs=(check clang libclang-rt-14-dev curl python3 prometheus)
+case "${1:-build}" in
+build) pkgs=("${build_pkgs[@]}") ;;
+test) pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
+bench) pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}" prometheus-node-exporter wrk) ;;
+*) echo "usage: $0 [build|test|bench]" >&2; exit 2 ;;
+esac
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "installing: ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+# --no-install-recommends keeps prometheus from pulling a node exporter service we don't use.
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

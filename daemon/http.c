@@ -1,0 +1,239 @@
+/* http.c — routing and responses. MHD runs one internal polling thread, so the render buffers below
+ * are used by one handler at a time and reach a steady size after the first scrapes. */
+#include "http.h"
+
+#include "clock.h"
+#include "gzip.h"
+#include "history.h"
+#include "log.h"
+#include "prometheus.h"
+#include "status_json.h"
+
+#include <microhttpd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CONNECTION_LIMIT 128
+#define PER_IP_CONNECTION_LIMIT 32
+#define CONNECTION_TIMEOUT_S 10
+/* Bounds a request's headers: an oversized header block gets 431, not memory. */
+#define CONNECTION_MEMORY_LIMIT (32 * 1024)
+#define STATUS_WINDOW_NS (60 * INT64_C(1000000000))
+#define STATUS_TOP_N 5
+/* Compressing a small body costs more time than it saves on any network (16 KiB for 2 CPUs takes
+ * ~80 us to gzip); big hosts' bodies (400 KiB at 256 CPUs) are worth it. */
+#define GZIP_MIN_BYTES (64 * 1024)
+
+struct pw_http {
+	struct MHD_Daemon *mhd;
+	const struct pw_options *opts;
+	const struct pw_sampler *sampler;
+	struct pw_sample *sample;  /* scratch copy of the newest sample */
+	void *point;               /* scratch for history points */
+	struct pw_outbuf body, gz;
+	double last_scrape_seconds;
+	uint64_t scrapes;
+	struct pw_ratelimit mhd_log_limit;
+};
+
+static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status, const char *type, const char *body,
+			       size_t len, const char *encoding)
+{
+	struct MHD_Response *resp = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	if (encoding)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, encoding);
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	enum MHD_Result r = MHD_queue_response(conn, status, resp);
+	MHD_destroy_response(resp);
+	return r;
+}
+
+static enum MHD_Result respond_text(struct MHD_Connection *conn, unsigned status, const char *text)
+{
+	return respond(conn, status, "text/plain; charset=utf-8", text, strlen(text), NULL);
+}
+
+/* The newest sample into the scratch copy, or NULL before the first. */
+static const struct pw_sample *latest(struct pw_http *h)
+{
+	return pw_ring_read_latest(pw_sampler_latest(h->sampler), h->sample) ? h->sample : NULL;
+}
+
+/* Send body, gzipped when the client takes it and it is worth it. */
+static enum MHD_Result respond_body(struct pw_http *h, struct MHD_Connection *conn, const char *type)
+{
+	const char *accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+
+	if (h->body.len >= GZIP_MIN_BYTES && pw_gzip_accepted(accept) && pw_gzip_compress(h->body.data, h->body.len, &h->gz) == 0)
+		return respond(conn, MHD_HTTP_OK, type, h->gz.data, h->gz.len, "gzip");
+	return respond(conn, MHD_HTTP_OK, type, h->body.data, h->body.len, NULL);
+}
+
+static enum MHD_Result serve_metrics(struct pw_http *h, struct MHD_Connection *conn)
+{
+	int64_t start = pw_mono_ns();
+	const char *accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+	struct pw_prom_options options = {
+		.format = pw_prom_negotiate(accept),
+		.interrupts_per_cpu = h->opts->interrupts_per_cpu,
+	};
+	struct pw_prom_self self = {
+		.version = PW_VERSION,
+		.interval_seconds = (double)h->opts->interval_ns / 1e9,
+		.last_scrape_seconds = h->scrapes ? h->last_scrape_seconds : -1.0,
+		.scrapes_total = h->scrapes,
+		.history_capacity = pw_ring_capacity(pw_sampler_history(h->sampler)),
+		.history_bytes = pw_sampler_ring_bytes(h->sampler),
+	};
+
+	pw_outbuf_reset(&h->body);
+	if (pw_prom_render(&h->body, latest(h), &options, &self) < 0)
+		return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+	enum MHD_Result r = respond_body(h, conn, pw_prom_content_type(options.format));
+	h->scrapes++;
+	h->last_scrape_seconds = (double)(pw_mono_ns() - start) / 1e9;
+	return r;
+}
+
+static enum MHD_Result serve_status(struct pw_http *h, struct MHD_Connection *conn)
+{
+	struct pw_history_summary recent;
+	int64_t now_mono = pw_mono_ns();
+	const struct pw_ring *history = pw_sampler_history(h->sampler);
+	struct pw_status_self self = {
+		.version = PW_VERSION,
+		.interval_seconds = (double)h->opts->interval_ns / 1e9,
+		.now_real_ns = pw_real_ns(),
+		.now_mono_ns = now_mono,
+		.history_samples = (uint32_t)(pw_ring_head(history) < pw_ring_capacity(history)
+						      ? pw_ring_head(history)
+						      : pw_ring_capacity(history)),
+		.top_n = STATUS_TOP_N,
+	};
+
+	pw_history_summarize(history, now_mono - STATUS_WINDOW_NS, h->point, &recent);
+	self.recent = &recent;
+	char *json = pw_status_render(latest(h), &self);
+	if (!json)
+		return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+	pw_outbuf_reset(&h->body);
+	pw_outbuf_puts(&h->body, json);
+	free(json);
+	return respond_body(h, conn, "application/json");
+}
+
+static enum MHD_Result serve_healthz(struct pw_http *h, struct MHD_Connection *conn)
+{
+	char text[128];
+	int64_t last = pw_sampler_last_mono_ns(h->sampler);
+	double age = (double)(pw_mono_ns() - last) / 1e9;
+
+	if (last == 0)
+		return respond_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "starting: no sample yet\n");
+	if (age >= 3.0 * (double)h->opts->interval_ns / 1e9) {
+		snprintf(text, sizeof(text), "stale: last sample %.1f s ago\n", age);
+		return respond_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE, text);
+	}
+	snprintf(text, sizeof(text), "ok: last sample %.3f s ago\n", age);
+	return respond_text(conn, MHD_HTTP_OK, text);
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+			      const char *version, const char *upload_data, size_t *upload_data_size, void **state)
+{
+	struct pw_http *h = cls;
+	(void)version;
+	(void)upload_data;
+	(void)upload_data_size;
+	(void)state;
+
+	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+		return respond_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n");
+	if (strcmp(url, "/metrics") == 0)
+		return serve_metrics(h, conn);
+	if (strcmp(url, "/status") == 0)
+		return serve_status(h, conn);
+	if (strcmp(url, "/healthz") == 0)
+		return serve_healthz(h, conn);
+	if (strcmp(url, "/") == 0)
+		return respond_text(conn, MHD_HTTP_OK,
+				    "perfwatchd " PW_VERSION "\n/metrics  Prometheus metrics\n"
+				    "/status   what the machine is doing (JSON)\n/healthz  sampler health\n");
+	return respond_text(conn, MHD_HTTP_NOT_FOUND, "not found\n");
+}
+
+/* MHD's own complaints (bad requests, resource limits), rate-limited: a hostile client must not
+ * flood the log. */
+static void mhd_logger(void *cls, const char *fmt, va_list ap)
+{
+	struct pw_http *h = cls;
+	uint64_t suppressed;
+	char line[512];
+
+	if (!pw_ratelimit_allow(&h->mhd_log_limit, pw_mono_ns(), &suppressed))
+		return;
+	vsnprintf(line, sizeof(line), fmt, ap);
+	line[strcspn(line, "\n")] = '\0';
+	pw_log(LOG_NOTICE, "http: %s (%llu similar messages suppressed)", line, (unsigned long long)suppressed);
+}
+
+static void http_free(struct pw_http *h)
+{
+	pw_outbuf_done(&h->body);
+	pw_outbuf_done(&h->gz);
+	free(h->sample);
+	free(h->point);
+	free(h);
+}
+
+struct pw_http *pw_http_start(const struct pw_options *opts, const struct pw_sampler *sampler, char *err,
+			      size_t err_size)
+{
+	struct pw_http *h = calloc(1, sizeof(*h));
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+
+	if (!h)
+		return snprintf(err, err_size, "out of memory"), NULL;
+	h->opts = opts;
+	h->sampler = sampler;
+	h->mhd_log_limit.period_ns = 60 * INT64_C(1000000000);
+	pw_outbuf_init(&h->body);
+	pw_outbuf_init(&h->gz);
+	h->sample = malloc(pw_ring_payload_size(pw_sampler_latest(sampler)));
+	h->point = malloc(pw_ring_payload_size(pw_sampler_history(sampler)));
+	if (!h->sample || !h->point) {
+		http_free(h);
+		return snprintf(err, err_size, "out of memory"), NULL;
+	}
+	if (opts->listen_addr.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	/* The logger goes first so MHD routes even option errors through it. */
+	h->mhd = MHD_start_daemon(flags, 0, NULL, NULL, handle, h,
+				  MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, h,
+				  MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&opts->listen_addr,
+				  MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONNECTION_LIMIT,
+				  MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)PER_IP_CONNECTION_LIMIT,
+				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_TIMEOUT_S,
+				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONNECTION_MEMORY_LIMIT,
+				  MHD_OPTION_END);
+	if (!h->mhd) {
+		snprintf(err, err_size, "cannot listen on %s (address in use or not local?)", opts->listen);
+		http_free(h);
+		return NULL;
+	}
+	return h;
+}
+
+void pw_http_stop(struct pw_http *h)
+{
+	if (!h)
+		return;
+	MHD_stop_daemon(h->mhd);
+	http_free(h);
+}

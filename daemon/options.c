@@ -1,0 +1,358 @@
+/* options.c — defaults < config file (libinih) < command line, all through one option table. */
+#define _GNU_SOURCE
+#include "options.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <ini.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#define NS_PER_MS INT64_C(1000000)
+#define NS_PER_S INT64_C(1000000000)
+#define MIN_INTERVAL_NS (10 * NS_PER_MS)
+#define MAX_INTERVAL_NS (3600 * NS_PER_S)
+#define MAX_HISTORY_SAMPLES 10000000
+
+enum opt_kind { OPT_LISTEN, OPT_DURATION, OPT_PATH, OPT_BOOL, OPT_LOG_LEVEL, OPT_CLI_ONLY };
+
+struct opt_def {
+	const char *name;
+	enum opt_kind kind;
+	size_t offset;
+	const char *arg;
+	const char *help;
+};
+
+#define FIELD(f) offsetof(struct pw_options, f)
+
+static const struct opt_def opt_table[] = {
+	{ "listen", OPT_LISTEN, FIELD(listen), "ADDR:PORT", "address to serve HTTP on (default 127.0.0.1:10071)" },
+	{ "interval", OPT_DURATION, FIELD(interval_ns), "DUR", "sampling interval: 100ms, 1s, 1m (default 1s)" },
+	{ "history", OPT_DURATION, FIELD(history_ns), "DUR", "how much history to keep in memory (default 1h)" },
+	{ "procfs", OPT_PATH, FIELD(procfs), "DIR", "procfs root to read (default /proc)" },
+	{ "sysfs", OPT_PATH, FIELD(sysfs), "DIR", "sysfs root to read (default /sys)" },
+	{ "interrupts-per-cpu", OPT_BOOL, FIELD(interrupts_per_cpu), NULL,
+	  "also export interrupt and softirq counts per CPU (many series on big hosts)" },
+	{ "log-level", OPT_LOG_LEVEL, FIELD(log_level), "LEVEL", "error, warning, notice, info or debug (default info)" },
+	{ "config", OPT_CLI_ONLY, 0, "FILE", "config file (default " PW_DEFAULT_CONFIG " if it exists)" },
+	{ "check-config", OPT_CLI_ONLY, 0, NULL, "validate flags and config file, then exit" },
+	{ "help", OPT_CLI_ONLY, 0, NULL, "show this help and exit" },
+	{ "version", OPT_CLI_ONLY, 0, NULL, "show the version and exit" },
+};
+
+#define OPT_COUNT (sizeof(opt_table) / sizeof(opt_table[0]))
+
+static void defaults(struct pw_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	snprintf(o->listen, sizeof(o->listen), "127.0.0.1:%d", PW_DEFAULT_PORT);
+	pw_parse_listen(o->listen, &o->listen_addr, &o->listen_addr_len);
+	o->interval_ns = NS_PER_S;
+	o->history_ns = 3600 * NS_PER_S;
+	snprintf(o->procfs, sizeof(o->procfs), "/proc");
+	snprintf(o->sysfs, sizeof(o->sysfs), "/sys");
+	o->log_level = LOG_INFO;
+}
+
+int pw_parse_duration(const char *text, int64_t *ret_ns)
+{
+	static const struct {
+		const char *suffix;
+		int64_t ns;
+	} units[] = { { "ms", NS_PER_MS }, { "s", NS_PER_S }, { "m", 60 * NS_PER_S }, { "h", 3600 * NS_PER_S } };
+	const char *p = text;
+	int64_t total = 0;
+
+	if (!*p)
+		return -EINVAL;
+	while (*p) {
+		char *end;
+		errno = 0;
+		long long n = strtoll(p, &end, 10);
+		if (end == p || errno || n < 0 || *p == '-' || *p == '+')
+			return -EINVAL;
+		size_t i;
+		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+			size_t len = strlen(units[i].suffix);
+			/* "ms" is listed before "m", so "100ms" is not read as minutes. */
+			if (strncmp(end, units[i].suffix, len) == 0)
+				break;
+		}
+		if (i == sizeof(units) / sizeof(units[0]) || n > INT64_MAX / units[i].ns ||
+		    total > INT64_MAX - n * units[i].ns)
+			return -EINVAL;
+		total += n * units[i].ns;
+		p = end + strlen(units[i].suffix);
+	}
+	*ret_ns = total;
+	return 0;
+}
+
+int pw_parse_listen(const char *text, struct sockaddr_storage *ret, socklen_t *ret_len)
+{
+	char host[64];
+	const char *colon = strrchr(text, ':');
+	struct sockaddr_storage addr;
+	memset(&addr, 0, sizeof(addr));
+
+	if (!colon || (size_t)(colon - text) >= sizeof(host))
+		return -EINVAL;
+	char *end;
+	errno = 0;
+	long port = strtol(colon + 1, &end, 10);
+	if (colon[1] == '\0' || *end || errno || port < 0 || port > 65535)
+		return -EINVAL;
+	memcpy(host, text, (size_t)(colon - text));
+	host[colon - text] = '\0';
+	if (host[0] == '\0')
+		snprintf(host, sizeof(host), "127.0.0.1");
+	size_t hl = strlen(host);
+	struct sockaddr_in *v4 = (struct sockaddr_in *)&addr;
+	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&addr;
+	if (host[0] == '[' && host[hl - 1] == ']') {
+		host[hl - 1] = '\0';
+		if (inet_pton(AF_INET6, host + 1, &v6->sin6_addr) != 1)
+			return -EINVAL;
+		v6->sin6_family = AF_INET6;
+		v6->sin6_port = htons((uint16_t)port);
+		*ret_len = sizeof(*v6);
+	} else {
+		if (inet_pton(AF_INET, host, &v4->sin_addr) != 1)
+			return -EINVAL;
+		v4->sin_family = AF_INET;
+		v4->sin_port = htons((uint16_t)port);
+		*ret_len = sizeof(*v4);
+	}
+	*ret = addr;
+	return 0;
+}
+
+static int parse_bool(const char *value, bool *ret)
+{
+	static const char *const yes[] = { "1", "true", "yes", "on" }, *const no[] = { "0", "false", "no", "off" };
+
+	for (size_t i = 0; i < 4; i++) {
+		if (strcasecmp(value, yes[i]) == 0)
+			return *ret = true, 0;
+		if (strcasecmp(value, no[i]) == 0)
+			return *ret = false, 0;
+	}
+	return -EINVAL;
+}
+
+static int parse_log_level(const char *value, int *ret)
+{
+	static const struct {
+		const char *name;
+		int level;
+	} levels[] = { { "error", LOG_ERR },   { "warning", LOG_WARNING }, { "notice", LOG_NOTICE },
+		       { "info", LOG_INFO },   { "debug", LOG_DEBUG } };
+
+	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
+		if (strcmp(value, levels[i].name) == 0)
+			return *ret = levels[i].level, 0;
+	return -EINVAL;
+}
+
+/* Set one option from its text form; on error writes the reason into why. */
+static int apply(struct pw_options *o, const struct opt_def *def, const char *value, char *why, size_t n)
+{
+	char *field = (char *)o + def->offset;
+
+	switch (def->kind) {
+	case OPT_LISTEN:
+		if (strlen(value) >= sizeof(o->listen) ||
+		    pw_parse_listen(value, &o->listen_addr, &o->listen_addr_len) < 0)
+			return snprintf(why, n, "invalid address '%s' (want IP:PORT or [IPv6]:PORT)", value), -EINVAL;
+		snprintf(o->listen, sizeof(o->listen), "%s", value);
+		return 0;
+	case OPT_DURATION:
+		if (pw_parse_duration(value, (int64_t *)(void *)field) < 0)
+			return snprintf(why, n, "invalid duration '%s' (want e.g. 100ms, 1s, 1m, 1h)", value), -EINVAL;
+		return 0;
+	case OPT_PATH:
+		if (!*value || strlen(value) >= sizeof(o->procfs))
+			return snprintf(why, n, "invalid path '%s'", value), -EINVAL;
+		snprintf(field, sizeof(o->procfs), "%s", value);
+		return 0;
+	case OPT_BOOL:
+		if (parse_bool(value, (bool *)(void *)field) < 0)
+			return snprintf(why, n, "invalid boolean '%s' (want true or false)", value), -EINVAL;
+		return 0;
+	case OPT_LOG_LEVEL:
+		if (parse_log_level(value, (int *)(void *)field) < 0)
+			return snprintf(why, n, "invalid log level '%s' (want error, warning, notice, info, debug)",
+					value),
+			       -EINVAL;
+		return 0;
+	case OPT_CLI_ONLY:
+		break;
+	}
+	return snprintf(why, n, "'%s' can only be given on the command line", def->name), -EINVAL;
+}
+
+static const struct opt_def *find_opt(const char *name)
+{
+	for (size_t i = 0; i < OPT_COUNT; i++)
+		if (strcmp(opt_table[i].name, name) == 0)
+			return &opt_table[i];
+	return NULL;
+}
+
+struct ini_state {
+	struct pw_options *opts;
+	char why[256]; /* reason for the first bad line */
+};
+
+static int on_ini_entry(void *user, const char *section, const char *name, const char *value)
+{
+	struct ini_state *st = user;
+	const struct opt_def *def = find_opt(name);
+	char why[256];
+
+	if (*section && strcmp(section, "perfwatchd") != 0)
+		snprintf(why, sizeof(why), "unknown section [%s] (want [perfwatchd])", section);
+	else if (!def || def->kind == OPT_CLI_ONLY)
+		snprintf(why, sizeof(why), "unknown key '%s'", name);
+	else if (apply(st->opts, def, value, why, sizeof(why)) == 0)
+		return 1;
+	if (!st->why[0])
+		snprintf(st->why, sizeof(st->why), "%s", why);
+	return 0;
+}
+
+static int load_file(struct pw_options *o, char *err, size_t n)
+{
+	struct ini_state st = { .opts = o };
+
+	if (!o->config_given && access(o->config, F_OK) != 0)
+		return 0; /* the default file is optional */
+	int line = ini_parse(o->config, on_ini_entry, &st);
+	if (line == -1)
+		return snprintf(err, n, "%s: cannot open: %s", o->config, strerror(errno)), -EINVAL;
+	if (line == -2)
+		return snprintf(err, n, "%s: out of memory", o->config), -ENOMEM;
+	if (line > 0)
+		return snprintf(err, n, "%s:%d: %s", o->config, line,
+				st.why[0] ? st.why : "syntax error (want 'key = value' or '[perfwatchd]')"),
+		       -EINVAL;
+	return 0;
+}
+
+static void print_help(const char *prog)
+{
+	printf("Usage: %s [OPTION]...\n"
+	       "Sample CPU, frequency, interrupt, swap and page-cache counters and serve them over HTTP\n"
+	       "(/metrics for Prometheus, /status for people, /healthz).\n\n",
+	       prog);
+	for (size_t i = 0; i < OPT_COUNT; i++) {
+		char flag[64];
+		snprintf(flag, sizeof(flag), "--%s%s%s", opt_table[i].name, opt_table[i].arg ? " " : "",
+			 opt_table[i].arg ? opt_table[i].arg : "");
+		printf("  %-28s %s\n", flag, opt_table[i].help);
+	}
+	printf("\nEvery option but config, check-config, help and version can be set in the config file\n"
+	       "as 'name = value' (optionally under [perfwatchd]); flags override the file.\n");
+}
+
+static void build_longopts(struct option *longopts)
+{
+	for (size_t i = 0; i < OPT_COUNT; i++) {
+		longopts[i].name = opt_table[i].name;
+		longopts[i].has_arg = opt_table[i].arg ? required_argument
+				      : opt_table[i].kind == OPT_BOOL ? optional_argument
+								       : no_argument;
+		longopts[i].flag = NULL;
+		longopts[i].val = 256 + (int)i;
+	}
+	memset(&longopts[OPT_COUNT], 0, sizeof(longopts[OPT_COUNT]));
+}
+
+/* First pass: the command-line-only options, and every flag checked for existence. */
+static int scan_cli(struct pw_options *o, int argc, char **argv, const struct option *longopts, char *err,
+		    size_t n)
+{
+	int c;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		if (c == '?' || c == ':')
+			return snprintf(err, n, "%s: %s", argv[optind - 1],
+					c == '?' ? "unknown flag (see --help)" : "missing value"),
+			       -EINVAL;
+		const char *name = opt_table[c - 256].name;
+		if (strcmp(name, "help") == 0)
+			return print_help(argv[0]), 1;
+		if (strcmp(name, "version") == 0)
+			return printf("perfwatchd %s\n", PW_VERSION), 1;
+		if (strcmp(name, "check-config") == 0)
+			o->check_config = true;
+		if (strcmp(name, "config") == 0) {
+			snprintf(o->config, sizeof(o->config), "%s", optarg);
+			o->config_given = true;
+		}
+	}
+	if (optind < argc)
+		return snprintf(err, n, "%s: unexpected argument (see --help)", argv[optind]), -EINVAL;
+	return 0;
+}
+
+/* Second pass: every other flag, over what the file set. */
+static int apply_cli(struct pw_options *o, int argc, char **argv, const struct option *longopts, char *err,
+		     size_t n)
+{
+	char why[256];
+	int c;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		const struct opt_def *def = &opt_table[c - 256];
+		if (def->kind == OPT_CLI_ONLY)
+			continue;
+		if (apply(o, def, optarg ? optarg : "true", why, sizeof(why)) < 0)
+			return snprintf(err, n, "--%s: %s", def->name, why), -EINVAL;
+	}
+	return 0;
+}
+
+static int validate(const struct pw_options *o, char *err, size_t n)
+{
+	char path[1100];
+
+	if (o->interval_ns < MIN_INTERVAL_NS || o->interval_ns > MAX_INTERVAL_NS)
+		return snprintf(err, n, "interval: must be between 10ms and 1h"), -EINVAL;
+	if (o->history_ns < o->interval_ns)
+		return snprintf(err, n, "history: must be at least one interval"), -EINVAL;
+	if (o->history_ns / o->interval_ns > MAX_HISTORY_SAMPLES)
+		return snprintf(err, n, "history: more than %d samples; raise interval or lower history",
+				MAX_HISTORY_SAMPLES),
+		       -EINVAL;
+	snprintf(path, sizeof(path), "%s/stat", o->procfs);
+	if (access(path, R_OK) != 0)
+		return snprintf(err, n, "procfs: cannot read %s: %s", path, strerror(errno)), -EINVAL;
+	return 0;
+}
+
+int pw_options_load(struct pw_options *o, int argc, char **argv, char *err, size_t n)
+{
+	struct option longopts[OPT_COUNT + 1];
+	int r;
+
+	defaults(o);
+	snprintf(o->config, sizeof(o->config), "%s", PW_DEFAULT_CONFIG);
+	build_longopts(longopts);
+	if ((r = scan_cli(o, argc, argv, longopts, err, n)) != 0)
+		return r;
+	if ((r = load_file(o, err, n)) < 0)
+		return r;
+	if ((r = apply_cli(o, argc, argv, longopts, err, n)) < 0)
+		return r;
+	return validate(o, err, n);
+}

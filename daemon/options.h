@@ -1,0 +1,40 @@
+/* options.h — perfwatchd's settings: one table serves the command line, the config file and --help,
+ * so a flag and its config key can never drift apart. */
+#ifndef PW_OPTIONS_H
+#define PW_OPTIONS_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#define PW_DEFAULT_CONFIG "/etc/perfwatch/perfwatchd.conf"
+#define PW_DEFAULT_PORT 10071
+
+struct pw_options {
+	char listen[128];                 /* as given: "127.0.0.1:10071" */
+	struct sockaddr_storage listen_addr;
+	socklen_t listen_addr_len;
+	int64_t interval_ns;
+	int64_t history_ns;
+	char procfs[1024];
+	char sysfs[1024];
+	char config[1024];
+	bool config_given;                /* --config named it: a missing file is then an error */
+	bool check_config;
+	bool interrupts_per_cpu;
+	int log_level;                    /* syslog priority: LOG_ERR .. LOG_DEBUG */
+};
+
+/* Load defaults, then the config file, then the command line over it. On a bad flag, value or
+ * config line, writes "file:line: reason" (or "--flag: reason") into err and returns -EINVAL.
+ * Returns 1 when --help or --version was printed (exit 0), 0 to run. */
+int pw_options_load(struct pw_options *opts, int argc, char **argv, char *err, size_t err_size);
+
+/* Parse "100ms", "1s", "1m", "1h" (and "1m30s") into nanoseconds. Returns 0 or -EINVAL. */
+int pw_parse_duration(const char *text, int64_t *ret_ns);
+
+/* Parse "HOST:PORT", "[V6]:PORT" or ":PORT" (loopback) into an address. Returns 0 or -EINVAL. */
+int pw_parse_listen(const char *text, struct sockaddr_storage *ret, socklen_t *ret_len);
+
+#endif

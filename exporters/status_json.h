@@ -1,0 +1,24 @@
+/* status_json.h — a sample as the /status document: what the machine is doing, in figures rounded
+ * for people (percentages with one decimal, MHz, MiB). Raw counters belong to /metrics. */
+#ifndef PW_STATUS_JSON_H
+#define PW_STATUS_JSON_H
+
+#include "history.h"
+#include "sample.h"
+
+struct pw_status_self {
+	const char *version;
+	double interval_seconds;
+	int64_t now_real_ns;       /* for the sample's age; the caller reads the clock */
+	int64_t now_mono_ns;
+	uint32_t history_samples;  /* samples currently in the history ring */
+	uint32_t top_n;            /* how many interrupt lines / softirq types to list (e.g. 5) */
+	const struct pw_history_summary *recent; /* the last minute, or NULL */
+};
+
+/* Render sample (may be NULL: sampler not ready yet) as pretty-printed JSON with a trailing
+ * newline. Returns a malloc'd NUL-terminated string the caller frees, or NULL on allocation failure.
+ * The document has "alerts": [] for the detector to fill. Thread-safe. */
+char *pw_status_render(const struct pw_sample *sample, const struct pw_status_self *self);
+
+#endif

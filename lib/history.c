@@ -1,0 +1,115 @@
+/* history.c — compact per-interval records and summaries over a window of them. */
+#include "history.h"
+
+#include <math.h>
+
+size_t pw_history_point_size(uint32_t cpu_cap)
+{
+	size_t size = sizeof(struct pw_history_point) + (size_t)cpu_cap * sizeof(struct pw_history_cpu);
+
+	return (size + 7) & ~(size_t)7;
+}
+
+static uint16_t ten_thousandths(float fraction)
+{
+	if (!isfinite(fraction) || fraction < 0.0f)
+		return PW_HISTORY_UNKNOWN;
+	return fraction >= 1.0f ? 10000 : (uint16_t)lrintf(fraction * 10000.0f);
+}
+
+static void reduce_cpu(const struct pw_cpu_sample *cpu, struct pw_history_cpu *ret)
+{
+	const float *share = cpu->share;
+	bool shares = cpu->derived_valid & PW_DERIVED_SHARES;
+
+	ret->busy = shares ? ten_thousandths(1.0f - share[PW_MODE_IDLE] - share[PW_MODE_IOWAIT])
+			   : PW_HISTORY_UNKNOWN;
+	ret->user = shares ? ten_thousandths(share[PW_MODE_USER] + share[PW_MODE_NICE]) : PW_HISTORY_UNKNOWN;
+	ret->system = shares ? ten_thousandths(share[PW_MODE_SYSTEM]) : PW_HISTORY_UNKNOWN;
+	ret->irq = shares ? ten_thousandths(share[PW_MODE_IRQ] + share[PW_MODE_SOFTIRQ]) : PW_HISTORY_UNKNOWN;
+	ret->iowait = shares ? ten_thousandths(share[PW_MODE_IOWAIT]) : PW_HISTORY_UNKNOWN;
+	ret->freq_ratio = (cpu->derived_valid & PW_DERIVED_FREQ) ? ten_thousandths(cpu->freq_ratio)
+								 : PW_HISTORY_UNKNOWN;
+}
+
+void pw_history_point_from(const struct pw_sample *s, struct pw_history_point *ret)
+{
+	const struct pw_host_derived *d = &s->derived;
+	const struct pw_cpu_sample *cpus = pw_sample_cpus_const(s);
+	bool shares = d->valid & PW_DERIVED_SHARES;
+
+	ret->mono_ns = s->mono_ns;
+	ret->real_ns = s->real_ns;
+	ret->seq = s->seq;
+	for (int m = 0; m < PW_MODE_GUEST; m++)
+		ret->share[m] = shares ? ten_thousandths(d->share[m]) : PW_HISTORY_UNKNOWN;
+	ret->busy_cpus = (uint16_t)d->busy_cpus;
+	ret->ncpu = (uint16_t)s->ncpu;
+	for (int r = 0; r < PW_PSI_COUNT; r++)
+		ret->psi_some_avg10[r] = (s->psi_present >> r & 1u) ? (uint16_t)s->psi[r].some.avg10 : 0;
+	bool rates = d->valid & PW_DERIVED_RATES;
+	ret->intr_rate = rates ? d->intr_rate : NAN;
+	ret->ctxt_rate = rates ? d->ctxt_rate : NAN;
+	ret->softirq_rate = rates ? d->softirq_total_rate : NAN;
+	ret->swap_in_rate = rates ? d->vm_rate[PW_VM_PSWPIN] : NAN;
+	ret->swap_out_rate = rates ? d->vm_rate[PW_VM_PSWPOUT] : NAN;
+	ret->major_fault_rate = rates ? d->vm_rate[PW_VM_PGMAJFAULT] : NAN;
+	ret->mem_available_kb = s->meminfo.kb[PW_MEM_AVAILABLE];
+	for (uint32_t id = 0; id < s->cpu_cap; id++)
+		reduce_cpu(&cpus[id], &ret->cpus[id]);
+}
+
+struct accumulator {
+	double min, max, sum;
+	uint32_t n;
+};
+
+static void accumulate(struct accumulator *acc, double value)
+{
+	if (!isfinite(value))
+		return;
+	if (acc->n == 0 || value < acc->min)
+		acc->min = value;
+	if (acc->n == 0 || value > acc->max)
+		acc->max = value;
+	acc->sum += value;
+	acc->n++;
+}
+
+static struct pw_history_stat finish(const struct accumulator *acc)
+{
+	if (acc->n == 0)
+		return (struct pw_history_stat){ NAN, NAN, NAN };
+	return (struct pw_history_stat){ acc->min, acc->sum / acc->n, acc->max };
+}
+
+void pw_history_summarize(const struct pw_ring *ring, int64_t since_mono_ns, void *scratch,
+			  struct pw_history_summary *ret)
+{
+	struct accumulator busy = { 0 }, intr = { 0 }, ctxt = { 0 }, swap_out = { 0 };
+	const struct pw_history_point *p = scratch;
+	uint64_t head = pw_ring_head(ring);
+	int64_t first_ns = 0, last_ns = 0;
+	uint32_t points = 0;
+
+	/* Newest first, so the walk stops at the window's start or at the overwritten tail. */
+	for (uint64_t seq = head; seq > 0 && pw_ring_read(ring, seq, scratch) == 0; seq--) {
+		if (p->mono_ns <= since_mono_ns)
+			break;
+		if (points++ == 0)
+			last_ns = p->mono_ns;
+		first_ns = p->mono_ns;
+		uint32_t idle = p->share[PW_MODE_IDLE], iowait = p->share[PW_MODE_IOWAIT];
+		if (idle != PW_HISTORY_UNKNOWN && iowait != PW_HISTORY_UNKNOWN)
+			accumulate(&busy, 100.0 - (idle + iowait) / 100.0);
+		accumulate(&intr, p->intr_rate);
+		accumulate(&ctxt, p->ctxt_rate);
+		accumulate(&swap_out, p->swap_out_rate);
+	}
+	ret->points = points;
+	ret->span_seconds = points ? (double)(last_ns - first_ns) / 1e9 : 0.0;
+	ret->busy_percent = finish(&busy);
+	ret->intr_rate = finish(&intr);
+	ret->ctxt_rate = finish(&ctxt);
+	ret->swap_out_rate = finish(&swap_out);
+}

@@ -1,0 +1,36 @@
+/* sample.c — layout of the flat sample block. */
+#include "sample.h"
+
+#include <string.h>
+
+static size_t align8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+size_t pw_sample_size(uint32_t cpu_cap, uint32_t line_cap, bool with_matrix)
+{
+	size_t size = align8(sizeof(struct pw_sample));
+
+	size += align8((size_t)cpu_cap * sizeof(struct pw_cpu_sample));
+	size += align8((size_t)line_cap * sizeof(struct pw_line_sample));
+	if (with_matrix)
+		size += (size_t)line_cap * cpu_cap * sizeof(uint64_t);
+	return size;
+}
+
+void pw_sample_init(struct pw_sample *sample, uint32_t cpu_cap, uint32_t line_cap, bool with_matrix)
+{
+	size_t size = pw_sample_size(cpu_cap, line_cap, with_matrix);
+	size_t off = align8(sizeof(struct pw_sample));
+
+	memset(sample, 0, size);
+	sample->cpu_cap = cpu_cap;
+	sample->line_cap = line_cap;
+	sample->off_cpus = (uint32_t)off;
+	off += align8((size_t)cpu_cap * sizeof(struct pw_cpu_sample));
+	sample->off_lines = (uint32_t)off;
+	off += align8((size_t)line_cap * sizeof(struct pw_line_sample));
+	sample->off_matrix = with_matrix ? (uint32_t)off : 0;
+	sample->size = (uint32_t)size;
+}

@@ -1,0 +1,137 @@
+# lib.sh — shared by the shell tests: scratch trees, a free loopback port, starting perfwatchd and
+# waiting for it by polling, in-place rewrites, and cleanup of every process a test starts.
+# Sourced by tests/e2e/test_*.sh; ctest provides PERFWATCHD, PW_FIXTURES, PW_TESTS and PW_SCRATCH.
+set -euo pipefail
+
+: "${PERFWATCHD:?run through ctest}"
+: "${PW_FIXTURES:?run through ctest}"
+
+PW_TEST_NAME=$(basename "$0" .sh)
+PW_WORK="${PW_SCRATCH:-/tmp}/$PW_TEST_NAME.$$"
+PW_PIDS=()
+mkdir -p "$PW_WORK"
+
+pw_cleanup() {
+	local pid
+	for pid in "${PW_PIDS[@]}"; do
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+	rm -rf "$PW_WORK"
+}
+trap pw_cleanup EXIT
+
+pw_fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+pw_skip() {
+	echo "SKIP: $*" >&2
+	exit 77
+}
+
+# A TCP port nobody listens on now, on 127.0.0.1.
+pw_free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+# pw_copy_tree KERNEL_ID DEST: a writable copy of tests/fixtures/kernels/KERNEL_ID.
+pw_copy_tree() {
+	mkdir -p "$2"
+	cp -r "$PW_FIXTURES/kernels/$1/proc" "$PW_FIXTURES/kernels/$1/sys" "$2/"
+}
+
+# pw_rewrite SRC_DIR DEST_DIR FILE...: each DEST_DIR/FILE gets SRC_DIR/FILE's content in place, as
+# the kernel's files change: same inode, one write at offset 0, then truncated; all files in one go.
+pw_rewrite() {
+	python3 - "$@" <<'PY'
+import os, sys
+src, dst = sys.argv[1], sys.argv[2]
+for name in sys.argv[3:]:
+    data = open(os.path.join(src, name), "rb").read()
+    fd = os.open(os.path.join(dst, name), os.O_WRONLY)
+    os.pwrite(fd, data, 0)
+    os.ftruncate(fd, len(data))
+    os.close(fd)
+PY
+}
+
+# pw_start NAME ARGS...: start perfwatchd in the background (its log in $PW_WORK/NAME.log), set
+# PW_PID and PW_URL, and wait until /healthz answers 200.
+pw_start() {
+	local name=$1
+	shift
+	PW_PORT=$(pw_free_port)
+	PW_URL="http://127.0.0.1:$PW_PORT"
+	"$PERFWATCHD" --config /dev/null --listen "127.0.0.1:$PW_PORT" "$@" >"$PW_WORK/$name.log" 2>&1 &
+	PW_PID=$!
+	PW_PIDS+=("$PW_PID")
+	pw_wait_for 20 "perfwatchd /healthz" pw_healthy || {
+		cat "$PW_WORK/$name.log" >&2
+		pw_fail "perfwatchd did not become healthy"
+	}
+}
+
+pw_healthy() {
+	kill -0 "$PW_PID" 2>/dev/null || pw_fail "perfwatchd exited: $(cat "$PW_WORK"/*.log)"
+	[ "$(curl -s -o /dev/null -w '%{http_code}' "$PW_URL/healthz")" = 200 ]
+}
+
+# pw_wait_for SECONDS WHAT COMMAND...: poll COMMAND every 50 ms until it succeeds or time runs out.
+pw_wait_for() {
+	local deadline=$((SECONDS + $1)) what=$2
+	shift 2
+	until "$@"; do
+		[ $SECONDS -lt $deadline ] || {
+			echo "timed out after waiting for $what" >&2
+			return 1
+		}
+		sleep 0.05
+	done
+}
+
+# pw_stop PID: SIGTERM and wait; fails the test if it does not exit 0.
+pw_stop() {
+	local pid=$1 rc=0
+	kill -TERM "$pid"
+	wait "$pid" || rc=$?
+	[ "$rc" = 0 ] || pw_fail "perfwatchd exited $rc on SIGTERM"
+}
+
+# pw_golden ACTUAL_FILE GOLDEN_FILE: compare, or rewrite the golden with PW_REGENERATE_GOLDEN=1.
+pw_golden() {
+	if [ "${PW_REGENERATE_GOLDEN:-0}" = 1 ]; then
+		cp "$1" "$2"
+		echo "regenerated $2"
+		return 0
+	fi
+	diff -u "$2" "$1" || pw_fail "output differs from golden $2 (PW_REGENERATE_GOLDEN=1 to accept)"
+}
+
+# pw_get PATH: the body of GET $PW_URL/PATH (fetched whole before anyone greps it: with pipefail,
+# `curl | grep -q` fails when grep stops reading early).
+pw_get() {
+	local body
+	body=$(curl -s "$PW_URL/$1") || return 1
+	printf '%s\n' "$body"
+}
+
+# pw_has_metric ERE: a /metrics line matches.
+pw_has_metric() {
+	local body
+	body=$(pw_get metrics) || return 1
+	grep -qE "$1" <<<"$body"
+}
+
+# pw_metric SERIES: the value of one exact series, e.g. 'perfwatch_samples_total'.
+pw_metric() {
+	pw_get metrics | awk -v m="$1" '$1 == m { print $2 }'
+}
+
+# pw_wait_samples N: until perfwatch_samples_total >= N.
+pw_wait_samples() {
+	local want=$1
+	_pw_enough() { local n; n=$(pw_metric perfwatch_samples_total); [ "${n:-0}" -ge "$want" ]; }
+	pw_wait_for 20 "$want samples" _pw_enough
+}

@@ -1,0 +1,416 @@
+/* test_status_json.c — the /status document of a hand-built sample: golden file
+ * (PW_REGENERATE_GOLDEN=1 rewrites it), parsed back with jansson for specific values, nulls where a
+ * source is down or a derived figure is missing, and the document before the first sample. */
+#include "fixture_util.h"
+#include "status_json.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CPU_CAP 4
+#define LINE_CAP 8
+#define GOLDEN_STATUS "golden/exporters/status.json"
+
+static const struct pw_status_self test_self = {
+        .version = "0.1.0-test",
+        .interval_seconds = 1.0,
+        .now_real_ns = 1700000000623456789,
+        .now_mono_ns = 5400000000,
+        .history_samples = 42,
+        .top_n = 3,
+};
+
+static void set_line(struct pw_sample *s, uint32_t i, const char *irq, const char *chip, const char *device,
+                     uint64_t total, float rate)
+{
+	struct pw_line_sample *line = &pw_sample_lines(s)[i];
+
+	snprintf(line->line.irq, sizeof(line->line.irq), "%s", irq);
+	snprintf(line->line.chip, sizeof(line->line.chip), "%s", chip);
+	snprintf(line->line.device, sizeof(line->line.device), "%s", device);
+	line->line.total = total;
+	line->rate = rate;
+}
+
+/* Two online CPUs and an offline one; cpu0 busy 40% at half its maximum frequency, cpu1 idle. */
+static void fill_cpus(struct pw_sample *s)
+{
+	static const float shares[2][PW_MODE_COUNT] = {
+	        {0.30f, 0.0f, 0.10f, 0.55f, 0.05f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f},
+	        {0.004f, 0.0f, 0.006f, 0.99f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f},
+	};
+	struct pw_cpu_sample *cpus = pw_sample_cpus(s);
+
+	s->ncpu = 3;
+	for (int c = 0; c < 2; c++) {
+		cpus[c].online = cpus[c].times.present = cpus[c].in_interrupts = cpus[c].in_softirqs = true;
+		cpus[c].times.nmodes = PW_MODE_COUNT;
+		cpus[c].derived_valid = PW_DERIVED_SHARES | PW_DERIVED_RATES;
+		memcpy(cpus[c].share, shares[c], sizeof(shares[c]));
+		for (int m = 0; m < PW_MODE_COUNT; m++)
+			s->derived.share[m] += shares[c][m] / 2;
+	}
+	cpus[0].interrupt_rate = 1234.4f;
+	cpus[1].interrupt_rate = 56.78f;
+	cpus[0].freq_flags = PW_FREQ_HAS_CPUFREQ | PW_FREQ_HAS_TIME_IN_STATE | PW_FREQ_AVG_FROM_STATS;
+	cpus[0].derived_valid |= PW_DERIVED_FREQ;
+	cpus[0].cur_khz = 2400000;
+	cpus[0].max_khz = 3600000;
+	cpus[0].avg_khz = 1800400;
+	cpus[0].freq_ratio = 1800400.0f / 3600000.0f;
+	snprintf(cpus[0].governor, sizeof(cpus[0].governor), "schedutil");
+	snprintf(cpus[0].driver, sizeof(cpus[0].driver), "acpi-cpufreq");
+	s->stat.total.nmodes = PW_MODE_COUNT;
+	s->stat.present = 0x7f;
+	s->stat.procs_running = 3;
+	s->stat.procs_blocked = 1;
+	s->derived.intr_rate = 1501.26f; /* /proc/stat intr: what the interrupts total shows */
+	s->derived.ctxt_rate = 15000.4f;
+	s->derived.fork_rate = 2.25f;
+	s->derived.busy_cpus = 0;
+}
+
+static void fill_interrupts(struct pw_sample *s)
+{
+	set_line(s, 0, "0", "IO-APIC", "2-edge timer", 44, 0.0f);
+	set_line(s, 1, "24", "PCI-MSIX-0000:00:04.0", "virtio0-\"q\\0\"", 300, 250.0f);
+	set_line(s, 2, "25", "PCI-MSI", "eth0", 7, 1.26f);
+	set_line(s, 3, "LOC", "", "Local timer interrupts", 50000, 1000.0f);
+	set_line(s, 4, "RES", "", "Rescheduling interrupts", 500, 250.0f);
+	s->nlines = 5;
+	s->interrupts.nlines = 5;
+	s->interrupts.dropped = 2;
+}
+
+static void fill_rest(struct pw_sample *s)
+{
+	s->softirqs.present = (1u << PW_SOFTIRQ_COUNT) - 1;
+	s->derived.softirq_rate[PW_SOFTIRQ_TIMER] = 500;
+	s->derived.softirq_rate[PW_SOFTIRQ_NET_RX] = 42.42f;
+	s->derived.softirq_rate[PW_SOFTIRQ_RCU] = 300;
+	s->derived.softirq_rate[PW_SOFTIRQ_SCHED] = 0.05f;
+	s->derived.softirq_total_rate = 842.47f;
+	s->meminfo.kb[PW_MEM_TOTAL] = 16303428;
+	s->meminfo.kb[PW_MEM_AVAILABLE] = 8151714;
+	s->meminfo.kb[PW_MEM_FREE] = 1024;
+	s->meminfo.kb[PW_MEM_SWAP_TOTAL] = 0;
+	s->meminfo.present = ((1u << PW_MEM_COUNT) - 1) & ~(1u << PW_MEM_DIRTY);
+	s->vmstat.present = ((1u << PW_VM_COUNT) - 1) & ~(1u << PW_VM_WORKINGSET_REFAULT);
+	s->derived.vm_rate[PW_VM_PSWPIN] = 12.5f;
+	s->derived.vm_rate[PW_VM_PGPGIN] = 4096;
+	s->derived.vm_rate[PW_VM_PGMAJFAULT] = 3;
+	s->derived.vm_rate[PW_VM_WORKINGSET_REFAULT_ANON] = 1.5f;
+	s->derived.vm_rate[PW_VM_WORKINGSET_REFAULT_FILE] = 2.5f;
+	s->derived.vm_rate[PW_VM_WORKINGSET_REFAULT] = 999; /* absent on this kernel: must not count */
+	s->psi[PW_PSI_CPU].some =
+	        (struct pw_psi_line){.avg10 = 1086, .avg60 = 512, .avg300 = 1, .present = true};
+	s->psi[PW_PSI_MEMORY].some = (struct pw_psi_line){.avg10 = 0, .present = true};
+	s->psi[PW_PSI_MEMORY].full = (struct pw_psi_line){.avg10 = 250, .present = true};
+	s->psi_present = 1u << PW_PSI_CPU | 1u << PW_PSI_MEMORY;
+	s->loadavg =
+	        (struct pw_loadavg){.load1 = 64, .load5 = 50, .load15 = 5, .runnable = 2, .threads = 812};
+}
+
+static struct pw_sample *make_sample(void)
+{
+	struct pw_sample *s = calloc(1, pw_sample_size(CPU_CAP, LINE_CAP, false));
+
+	ck_assert_ptr_nonnull(s);
+	pw_sample_init(s, CPU_CAP, LINE_CAP, false);
+	s->seq = 42;
+	s->mono_ns = 5000000000;
+	s->real_ns = 1700000000123456789;
+	s->interval_ns = 1000200000;
+	s->duration_ns = 251234;
+	s->user_hz = 100;
+	s->page_size = 4096;
+	s->source_present = (1u << PW_SRC_COUNT) - 1;
+	s->source_up = s->source_present & ~(1u << PW_SRC_PRESSURE); /* present but failing */
+	s->parse_errors[PW_SRC_PRESSURE] = 3;
+	s->samples_taken = 42;
+	s->missed_deadlines = 1;
+	s->counter_resets = 2;
+	s->derived.valid = PW_DERIVED_SHARES | PW_DERIVED_RATES | PW_DERIVED_FREQ;
+	fill_cpus(s);
+	fill_interrupts(s);
+	fill_rest(s);
+	return s;
+}
+
+static json_t *render_parsed(const struct pw_sample *s, const struct pw_status_self *self, char **ret_text)
+{
+	json_error_t error;
+	char *text = pw_status_render(s, self);
+
+	ck_assert_ptr_nonnull(text);
+	ck_assert_uint_gt(strlen(text), 0);
+	ck_assert_int_eq(text[strlen(text) - 1], '\n');
+	json_t *root = json_loads(text, 0, &error);
+	ck_assert_msg(root != NULL, "invalid JSON at line %d: %s", error.line, error.text);
+	if (ret_text)
+		*ret_text = text;
+	else
+		free(text);
+	return root;
+}
+
+/* The value at a path like "cpu.per_cpu.0.frequency.avg_mhz" (array indices as numbers). */
+static json_t *at(json_t *root, const char *path)
+{
+	char copy[256], *save = NULL;
+	json_t *node = root;
+
+	snprintf(copy, sizeof(copy), "%s", path);
+	for (char *key = strtok_r(copy, ".", &save); key && node; key = strtok_r(NULL, ".", &save))
+		node = json_is_array(node) ? json_array_get(node, strtoul(key, NULL, 10))
+		                           : json_object_get(node, key);
+	ck_assert_msg(node != NULL, "no %s", path);
+	return node;
+}
+
+static void assert_number(json_t *root, const char *path, double want)
+{
+	json_t *node = at(root, path);
+
+	ck_assert_msg(json_is_number(node), "%s is not a number", path);
+	ck_assert_msg(fabs(json_number_value(node) - want) < 1e-9, "%s = %.17g, want %.17g", path,
+	              json_number_value(node), want);
+}
+
+static void assert_string(json_t *root, const char *path, const char *want)
+{
+	json_t *node = at(root, path);
+
+	ck_assert_msg(json_is_string(node), "%s is not a string", path);
+	ck_assert_str_eq(json_string_value(node), want);
+}
+
+static void assert_null(json_t *root, const char *path)
+{
+	ck_assert_msg(json_is_null(at(root, path)), "%s is not null", path);
+}
+
+static void check_golden(const char *relpath, const char *text)
+{
+	const char *regen = getenv("PW_REGENERATE_GOLDEN");
+	size_t len;
+
+	if (regen && strcmp(regen, "1") == 0) {
+		FILE *f = fopen(pw_fixture_path(relpath), "wb");
+		ck_assert_ptr_nonnull(f);
+		ck_assert_uint_eq(fwrite(text, 1, strlen(text), f), strlen(text));
+		ck_assert_int_eq(fclose(f), 0);
+		return;
+	}
+	char *golden = pw_fixture_read(relpath, &len);
+	ck_assert_msg(strcmp(golden, text) == 0, "%s differs (PW_REGENERATE_GOLDEN=1 rewrites it); got:\n%s",
+	              relpath, text);
+	free(golden);
+}
+
+START_TEST(test_golden)
+{
+	struct pw_sample *s = make_sample();
+	char *text;
+	json_t *root = render_parsed(s, &test_self, &text);
+
+	check_golden(GOLDEN_STATUS, text);
+	json_decref(root);
+	free(text);
+	free(s);
+}
+END_TEST
+
+START_TEST(test_values)
+{
+	struct pw_sample *s = make_sample();
+	json_t *root = render_parsed(s, &test_self, NULL);
+
+	assert_string(root, "status", "ok");
+	assert_string(root, "version", "0.1.0-test");
+	assert_number(root, "sample.seq", 42);
+	assert_string(root, "sample.time", "2023-11-14T22:13:20.123Z");
+	assert_number(root, "sample.age_seconds", 0.4); /* monotonic clocks: 5.4 s - 5.0 s */
+	assert_number(root, "sample.interval_seconds", 1.0);
+	assert_number(root, "cpu.online", 2);
+	assert_number(root, "cpu.busy_percent", 20.5); /* 100 - (55 + 99) / 2 - 5 / 2 */
+	assert_number(root, "cpu.modes_percent.user", 15.2);
+	assert_number(root, "cpu.per_cpu.0.busy_percent", 40.0);
+	assert_number(root, "cpu.per_cpu.1.busy_percent", 1.0);
+	assert_number(root, "cpu.per_cpu.0.modes_percent.iowait", 5.0);
+	ck_assert(json_is_false(at(root, "cpu.per_cpu.2.online")));
+	assert_null(root, "cpu.per_cpu.2.busy_percent");
+	assert_number(root, "cpu.per_cpu.0.frequency.avg_mhz", 1800);
+	assert_number(root, "cpu.per_cpu.0.frequency.max_mhz", 3600);
+	assert_number(root, "cpu.per_cpu.0.frequency.percent_of_max", 50.0);
+	assert_string(root, "cpu.per_cpu.0.frequency.governor", "schedutil");
+	assert_string(root, "cpu.per_cpu.0.frequency.source", "time_in_state");
+	assert_null(root, "cpu.per_cpu.1.frequency");
+	assert_number(root, "interrupts.per_second", 1501); /* 1501.26 >= 100: integer */
+	assert_number(root, "interrupts.lines_dropped", 2);
+	ck_assert_uint_eq(json_array_size(at(root, "interrupts.top")), 3);
+	assert_string(root, "interrupts.top.0.irq", "LOC");
+	assert_string(root, "interrupts.top.1.irq", "24"); /* ties keep /proc/interrupts order */
+	assert_string(root, "interrupts.top.1.device", "virtio0-\"q\\0\"");
+	assert_string(root, "interrupts.top.2.irq", "RES");
+	assert_null(root, "interrupts.top.0.chip");
+	assert_number(root, "interrupts.per_cpu_per_second.0.per_second", 1234);
+	assert_number(root, "interrupts.per_cpu_per_second.1.per_second", 56.8);
+	assert_number(root, "softirqs.per_second", 842);
+	assert_string(root, "softirqs.top.0.type", "TIMER");
+	assert_string(root, "softirqs.top.2.type", "NET_RX");
+	assert_number(root, "softirqs.top.2.per_second", 42.4);
+	assert_number(root, "context_switches_per_second", 15000);
+	assert_number(root, "forks_per_second", 2.3);
+	assert_number(root, "procs_running", 3);
+	assert_number(root, "memory.total_mib", 15921.3);
+	assert_number(root, "memory.available_mib", 7960.7);
+	assert_number(root, "memory.free_mib", 1.0);
+	assert_null(root, "memory.dirty_mib");
+	assert_number(root, "memory.swap_total_mib", 0);
+	assert_number(root, "paging.swap_in_per_second", 12.5);
+	assert_number(root, "paging.paged_in_kib_per_second", 4096);
+	assert_number(root, "paging.refaults_per_second", 4.0);
+	assert_null(root, "pressure");
+	assert_number(root, "load.load1", 0.64);
+	assert_number(root, "load.load15", 0.05);
+	assert_number(root, "sampler.last_duration_ms", 0.25);
+	assert_number(root, "sampler.history_samples", 42);
+	assert_string(root, "sampler.sources.pressure", "failing");
+	assert_string(root, "sampler.sources.stat", "up");
+	assert_number(root, "sampler.parse_errors.pressure", 3);
+	ck_assert(json_is_array(at(root, "alerts")));
+	ck_assert_uint_eq(json_array_size(at(root, "alerts")), 0);
+	json_decref(root);
+	free(s);
+}
+END_TEST
+
+START_TEST(test_pressure)
+{
+	struct pw_sample *s = make_sample();
+	s->source_up |= 1u << PW_SRC_PRESSURE;
+	json_t *root = render_parsed(s, &test_self, NULL);
+
+	assert_number(root, "pressure.cpu.some_avg10", 10.86);
+	assert_number(root, "pressure.cpu.some_avg60", 5.12);
+	assert_null(root, "pressure.cpu.full_avg10");
+	assert_number(root, "pressure.memory.full_avg10", 2.5);
+	assert_null(root, "pressure.io");
+	json_decref(root);
+	free(s);
+}
+END_TEST
+
+/* The first sample has no interval: every derived figure is null, the raw ones stay. */
+START_TEST(test_first_sample)
+{
+	struct pw_sample *s = make_sample();
+	struct pw_cpu_sample *cpus = pw_sample_cpus(s);
+
+	s->derived.valid = 0;
+	s->interval_ns = 0;
+	cpus[0].derived_valid = cpus[1].derived_valid = 0;
+	json_t *root = render_parsed(s, &test_self, NULL);
+	assert_null(root, "cpu.busy_percent");
+	assert_null(root, "cpu.modes_percent");
+	assert_null(root, "cpu.per_cpu.0.busy_percent");
+	assert_null(root, "cpu.per_cpu.0.frequency.avg_mhz");
+	assert_number(root, "cpu.per_cpu.0.frequency.cur_mhz", 2400);
+	assert_null(root, "interrupts.per_second");
+	assert_null(root, "interrupts.top");
+	assert_null(root, "softirqs.top");
+	assert_null(root, "context_switches_per_second");
+	assert_null(root, "paging.swap_in_per_second");
+	assert_number(root, "procs_running", 3);
+	assert_number(root, "memory.total_mib", 15921.3);
+	json_decref(root);
+	free(s);
+}
+END_TEST
+
+START_TEST(test_sources_down)
+{
+	struct pw_sample *s = make_sample();
+
+	s->source_up = 0;
+	s->source_present = 1u << PW_SRC_STAT;
+	json_t *root = render_parsed(s, NULL, NULL);
+	assert_null(root, "cpu");
+	assert_null(root, "interrupts");
+	assert_null(root, "softirqs");
+	assert_null(root, "memory");
+	assert_null(root, "paging");
+	assert_null(root, "load");
+	assert_null(root, "context_switches_per_second");
+	assert_null(root, "procs_running");
+	assert_null(root, "version");
+	assert_null(root, "sample.age_seconds"); /* no clock given */
+	assert_string(root, "sampler.sources.stat", "failing");
+	assert_string(root, "sampler.sources.cpufreq", "absent");
+	json_decref(root);
+	free(s);
+}
+END_TEST
+
+START_TEST(test_starting)
+{
+	char *text = pw_status_render(NULL, &test_self);
+
+	ck_assert_ptr_nonnull(text);
+	ck_assert_str_eq(text, "{\n  \"status\": \"starting\",\n  \"alerts\": []\n}\n");
+	free(text);
+	text = pw_status_render(NULL, NULL);
+	ck_assert_ptr_nonnull(text);
+	free(text);
+}
+END_TEST
+
+/* Values that would make invalid JSON (NaN rates, labels without NUL) are contained. */
+START_TEST(test_hostile_values)
+{
+	struct pw_sample *s = make_sample();
+	struct pw_line_sample *lines = pw_sample_lines(s);
+
+	s->derived.share[PW_MODE_IDLE] = NAN;
+	s->derived.ctxt_rate = INFINITY;
+	lines[3].rate = NAN; /* never ranks */
+	memset(lines[1].line.device, 'x', sizeof(lines[1].line.device));
+	memset(lines[1].line.irq, '9', sizeof(lines[1].line.irq));
+	s->ncpu = 1000; /* more than cpu_cap */
+	json_t *root = render_parsed(s, &test_self, NULL);
+	assert_null(root, "cpu.busy_percent");
+	assert_null(root, "context_switches_per_second");
+	ck_assert_uint_eq(json_array_size(at(root, "cpu.per_cpu")), CPU_CAP);
+	ck_assert_uint_eq(strlen(json_string_value(at(root, "interrupts.top.0.device"))), PW_IRQ_DEVICE_MAX);
+	ck_assert_uint_eq(strlen(json_string_value(at(root, "interrupts.top.0.irq"))), PW_IRQ_NAME_MAX);
+	json_decref(root);
+	free(s);
+}
+END_TEST
+
+static Suite *status_json_suite(void)
+{
+	Suite *s = suite_create("status_json");
+	TCase *core = tcase_create("core");
+	TCase *malformed = tcase_create("malformed");
+
+	tcase_add_test(core, test_golden);
+	tcase_add_test(core, test_values);
+	tcase_add_test(core, test_pressure);
+	tcase_add_test(core, test_first_sample);
+	tcase_add_test(core, test_sources_down);
+	tcase_add_test(core, test_starting);
+	tcase_add_test(malformed, test_hostile_values);
+	suite_add_tcase(s, core);
+	suite_add_tcase(s, malformed);
+	return s;
+}
+
+int main(void)
+{
+	return pw_run_suite(status_json_suite());
+}
