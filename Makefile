@@ -27,7 +27,7 @@ run: deps build
 # The whole suite: a warnings-as-errors build with every test, the same under ASan+UBSan (clang),
 # and the ring stress test under ThreadSanitizer.
 test: test-deps
-	$(MAKE) test-release test-asan test-tsan
+	$(MAKE) check-format test-release test-asan test-tsan
 
 test-release:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPW_WERROR=ON $(CMAKE_ARGS)

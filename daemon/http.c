@@ -29,16 +29,16 @@ struct pw_http {
 	struct MHD_Daemon *mhd;
 	const struct pw_options *opts;
 	const struct pw_sampler *sampler;
-	struct pw_sample *sample;  /* scratch copy of the newest sample */
-	void *point;               /* scratch for history points */
+	struct pw_sample *sample; /* scratch copy of the newest sample */
+	void *point;              /* scratch for history points */
 	struct pw_outbuf body, gz;
 	double last_scrape_seconds;
 	uint64_t scrapes;
 	struct pw_ratelimit mhd_log_limit;
 };
 
-static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status, const char *type, const char *body,
-			       size_t len, const char *encoding)
+static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status, const char *type,
+                               const char *body, size_t len, const char *encoding)
 {
 	struct MHD_Response *resp = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
 	if (!resp)
@@ -68,9 +68,11 @@ static const struct pw_sample *latest(struct pw_http *h)
 /* Send body, gzipped when the client takes it and it is worth it. */
 static enum MHD_Result respond_body(struct pw_http *h, struct MHD_Connection *conn, const char *type)
 {
-	const char *accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+	const char *accept =
+	        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
 
-	if (h->body.len >= GZIP_MIN_BYTES && pw_gzip_accepted(accept) && pw_gzip_compress(h->body.data, h->body.len, &h->gz) == 0)
+	if (h->body.len >= GZIP_MIN_BYTES && pw_gzip_accepted(accept) &&
+	    pw_gzip_compress(h->body.data, h->body.len, &h->gz) == 0)
 		return respond(conn, MHD_HTTP_OK, type, h->gz.data, h->gz.len, "gzip");
 	return respond(conn, MHD_HTTP_OK, type, h->body.data, h->body.len, NULL);
 }
@@ -80,16 +82,16 @@ static enum MHD_Result serve_metrics(struct pw_http *h, struct MHD_Connection *c
 	int64_t start = pw_mono_ns();
 	const char *accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
 	struct pw_prom_options options = {
-		.format = pw_prom_negotiate(accept),
-		.interrupts_per_cpu = h->opts->interrupts_per_cpu,
+	        .format = pw_prom_negotiate(accept),
+	        .interrupts_per_cpu = h->opts->interrupts_per_cpu,
 	};
 	struct pw_prom_self self = {
-		.version = PW_VERSION,
-		.interval_seconds = (double)h->opts->interval_ns / 1e9,
-		.last_scrape_seconds = h->scrapes ? h->last_scrape_seconds : -1.0,
-		.scrapes_total = h->scrapes,
-		.history_capacity = pw_ring_capacity(pw_sampler_history(h->sampler)),
-		.history_bytes = pw_sampler_ring_bytes(h->sampler),
+	        .version = PW_VERSION,
+	        .interval_seconds = (double)h->opts->interval_ns / 1e9,
+	        .last_scrape_seconds = h->scrapes ? h->last_scrape_seconds : -1.0,
+	        .scrapes_total = h->scrapes,
+	        .history_capacity = pw_ring_capacity(pw_sampler_history(h->sampler)),
+	        .history_bytes = pw_sampler_ring_bytes(h->sampler),
 	};
 
 	pw_outbuf_reset(&h->body);
@@ -107,14 +109,14 @@ static enum MHD_Result serve_status(struct pw_http *h, struct MHD_Connection *co
 	int64_t now_mono = pw_mono_ns();
 	const struct pw_ring *history = pw_sampler_history(h->sampler);
 	struct pw_status_self self = {
-		.version = PW_VERSION,
-		.interval_seconds = (double)h->opts->interval_ns / 1e9,
-		.now_real_ns = pw_real_ns(),
-		.now_mono_ns = now_mono,
-		.history_samples = (uint32_t)(pw_ring_head(history) < pw_ring_capacity(history)
-						      ? pw_ring_head(history)
-						      : pw_ring_capacity(history)),
-		.top_n = STATUS_TOP_N,
+	        .version = PW_VERSION,
+	        .interval_seconds = (double)h->opts->interval_ns / 1e9,
+	        .now_real_ns = pw_real_ns(),
+	        .now_mono_ns = now_mono,
+	        .history_samples = (uint32_t)(pw_ring_head(history) < pw_ring_capacity(history)
+	                                              ? pw_ring_head(history)
+	                                              : pw_ring_capacity(history)),
+	        .top_n = STATUS_TOP_N,
 	};
 
 	pw_history_summarize(history, now_mono - STATUS_WINDOW_NS, h->point, &recent);
@@ -145,7 +147,8 @@ static enum MHD_Result serve_healthz(struct pw_http *h, struct MHD_Connection *c
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
-			      const char *version, const char *upload_data, size_t *upload_data_size, void **state)
+                              const char *version, const char *upload_data, size_t *upload_data_size,
+                              void **state)
 {
 	struct pw_http *h = cls;
 	(void)version;
@@ -163,14 +166,14 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		return serve_healthz(h, conn);
 	if (strcmp(url, "/") == 0)
 		return respond_text(conn, MHD_HTTP_OK,
-				    "perfwatchd " PW_VERSION "\n/metrics  Prometheus metrics\n"
-				    "/status   what the machine is doing (JSON)\n/healthz  sampler health\n");
+		                    "perfwatchd " PW_VERSION "\n/metrics  Prometheus metrics\n"
+		                    "/status   what the machine is doing (JSON)\n/healthz  sampler health\n");
 	return respond_text(conn, MHD_HTTP_NOT_FOUND, "not found\n");
 }
 
 /* MHD's own complaints (bad requests, resource limits), rate-limited: a hostile client must not
  * flood the log. */
-static void mhd_logger(void *cls, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static void mhd_logger(void *cls, const char *fmt, va_list ap)
 {
 	struct pw_http *h = cls;
 	uint64_t suppressed;
@@ -180,7 +183,8 @@ static void mhd_logger(void *cls, const char *fmt, va_list ap)
 		return;
 	vsnprintf(line, sizeof(line), fmt, ap);
 	line[strcspn(line, "\n")] = '\0';
-	pw_log(LOG_NOTICE, "http: %s (%llu similar messages suppressed)", line, (unsigned long long)suppressed);
+	pw_log(LOG_NOTICE, "http: %s (%llu similar messages suppressed)", line,
+	       (unsigned long long)suppressed);
 }
 
 static void http_free(struct pw_http *h)
@@ -193,7 +197,7 @@ static void http_free(struct pw_http *h)
 }
 
 struct pw_http *pw_http_start(const struct pw_options *opts, const struct pw_sampler *sampler, char *err,
-			      size_t err_size)
+                              size_t err_size)
 {
 	struct pw_http *h = calloc(1, sizeof(*h));
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
@@ -214,14 +218,13 @@ struct pw_http *pw_http_start(const struct pw_options *opts, const struct pw_sam
 	if (opts->listen_addr.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	/* The logger goes first so MHD routes even option errors through it. */
-	h->mhd = MHD_start_daemon(flags, 0, NULL, NULL, handle, h,
-				  MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, h,
-				  MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&opts->listen_addr,
-				  MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONNECTION_LIMIT,
-				  MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)PER_IP_CONNECTION_LIMIT,
-				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_TIMEOUT_S,
-				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONNECTION_MEMORY_LIMIT,
-				  MHD_OPTION_END);
+	h->mhd = MHD_start_daemon(flags, 0, NULL, NULL, handle, h, MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, h,
+	                          MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&opts->listen_addr,
+	                          MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONNECTION_LIMIT,
+	                          MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)PER_IP_CONNECTION_LIMIT,
+	                          MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_TIMEOUT_S,
+	                          MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONNECTION_MEMORY_LIMIT,
+	                          MHD_OPTION_END);
 	if (!h->mhd) {
 		snprintf(err, err_size, "cannot listen on %s (address in use or not local?)", opts->listen);
 		http_free(h);

@@ -17,7 +17,8 @@ void pw_log_init(int max_level)
 
 void pw_log(int level, const char *fmt, ...)
 {
-	static const char *const names[] = { "emerg", "alert", "crit", "error", "warning", "notice", "info", "debug" };
+	static const char *const names[] = {"emerg",   "alert",  "crit", "error",
+	                                    "warning", "notice", "info", "debug"};
 	char line[1024];
 	va_list ap;
 

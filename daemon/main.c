@@ -27,7 +27,8 @@ struct error_reporter {
 	struct pw_ratelimit limit[PW_SRC_COUNT];
 };
 
-static void report_errors(struct error_reporter *rep, const struct pw_sampler *sampler, struct pw_sample *scratch)
+static void report_errors(struct error_reporter *rep, const struct pw_sampler *sampler,
+                          struct pw_sample *scratch)
 {
 	uint64_t suppressed;
 
@@ -39,7 +40,9 @@ static void report_errors(struct error_reporter *rep, const struct pw_sampler *s
 			continue;
 		rep->limit[src].period_ns = 60 * NS_PER_S;
 		if (pw_ratelimit_allow(&rep->limit[src], pw_mono_ns(), &suppressed))
-			pw_log(LOG_WARNING, "source %s: %llu unreadable or malformed reads so far; skipped, sampling goes on",
+			pw_log(LOG_WARNING,
+			       "source %s: %llu unreadable or malformed reads so far; skipped, sampling goes "
+			       "on",
 			       pw_source_name((enum pw_source)src), (unsigned long long)now);
 		rep->seen[src] = now;
 	}
@@ -48,7 +51,7 @@ static void report_errors(struct error_reporter *rep, const struct pw_sampler *s
 static int wait_first_sample(const struct pw_sampler *sampler)
 {
 	int64_t give_up = pw_mono_ns() + FIRST_SAMPLE_TIMEOUT_NS;
-	struct timespec pause = { 0, 1000000 };
+	struct timespec pause = {0, 1000000};
 
 	while (pw_sampler_last_mono_ns(sampler) == 0) {
 		if (pw_mono_ns() > give_up)
@@ -69,10 +72,11 @@ static void block_signals(sigset_t *set)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-static void serve_until_signal(const sigset_t *set, const struct pw_sampler *sampler, struct pw_sample *scratch)
+static void serve_until_signal(const sigset_t *set, const struct pw_sampler *sampler,
+                               struct pw_sample *scratch)
 {
-	struct error_reporter rep = { 0 };
-	struct timespec tick = { 1, 0 };
+	struct error_reporter rep = {0};
+	struct timespec tick = {1, 0};
 
 	for (;;) {
 		int sig = sigtimedwait(set, NULL, &tick);
@@ -92,12 +96,12 @@ static int run(const struct pw_options *opts)
 	int r = 0;
 	sigset_t set;
 	struct pw_collector_config cc = {
-		.procfs = opts->procfs,
-		.sysfs = opts->sysfs,
-		.user_hz = (uint32_t)sysconf(_SC_CLK_TCK),
-		.page_size = (uint32_t)sysconf(_SC_PAGESIZE),
-		.rescan_every = (uint32_t)(RESCAN_PERIOD_NS / opts->interval_ns) + 1,
-		.interrupts_matrix = opts->interrupts_per_cpu,
+	        .procfs = opts->procfs,
+	        .sysfs = opts->sysfs,
+	        .user_hz = (uint32_t)sysconf(_SC_CLK_TCK),
+	        .page_size = (uint32_t)sysconf(_SC_PAGESIZE),
+	        .rescan_every = (uint32_t)(RESCAN_PERIOD_NS / opts->interval_ns) + 1,
+	        .interrupts_matrix = opts->interrupts_per_cpu,
 	};
 
 	block_signals(&set);
@@ -112,8 +116,8 @@ static int run(const struct pw_options *opts)
 	struct pw_http *http = NULL;
 	r = EXIT_FAILURE;
 	if (!sampler || !scratch)
-		pw_log(LOG_ERR, "out of memory sizing %u CPUs, %u interrupt lines", pw_collector_cpu_cap(collector),
-		       pw_collector_line_cap(collector));
+		pw_log(LOG_ERR, "out of memory sizing %u CPUs, %u interrupt lines",
+		       pw_collector_cpu_cap(collector), pw_collector_line_cap(collector));
 	else if (pw_sampler_start(sampler) < 0 || wait_first_sample(sampler) < 0)
 		pw_log(LOG_ERR, "the sampler did not start");
 	else if (!(http = pw_http_start(opts, sampler, err, sizeof(err))))
@@ -121,8 +125,8 @@ static int run(const struct pw_options *opts)
 	else {
 		pw_log(LOG_INFO, "listening on http://%s, sampling every %.3g s, %u CPUs, history %u samples",
 		       opts->listen, (double)opts->interval_ns / 1e9, pw_collector_cpu_cap(collector), slots);
-		sd_notifyf(0, "READY=1\nSTATUS=sampling every %.3g s, serving %s", (double)opts->interval_ns / 1e9,
-			   opts->listen);
+		sd_notifyf(0, "READY=1\nSTATUS=sampling every %.3g s, serving %s",
+		           (double)opts->interval_ns / 1e9, opts->listen);
 		serve_until_signal(&set, sampler, scratch);
 		sd_notify(0, "STOPPING=1");
 		r = EXIT_SUCCESS;

@@ -32,18 +32,22 @@ struct opt_def {
 #define FIELD(f) offsetof(struct pw_options, f)
 
 static const struct opt_def opt_table[] = {
-	{ "listen", OPT_LISTEN, FIELD(listen), "ADDR:PORT", "address to serve HTTP on (default 127.0.0.1:10071)" },
-	{ "interval", OPT_DURATION, FIELD(interval_ns), "DUR", "sampling interval: 100ms, 1s, 1m (default 1s)" },
-	{ "history", OPT_DURATION, FIELD(history_ns), "DUR", "how much history to keep in memory (default 1h)" },
-	{ "procfs", OPT_PATH, FIELD(procfs), "DIR", "procfs root to read (default /proc)" },
-	{ "sysfs", OPT_PATH, FIELD(sysfs), "DIR", "sysfs root to read (default /sys)" },
-	{ "interrupts-per-cpu", OPT_BOOL, FIELD(interrupts_per_cpu), NULL,
-	  "also export interrupt and softirq counts per CPU (many series on big hosts)" },
-	{ "log-level", OPT_LOG_LEVEL, FIELD(log_level), "LEVEL", "error, warning, notice, info or debug (default info)" },
-	{ "config", OPT_CLI_ONLY, 0, "FILE", "config file (default " PW_DEFAULT_CONFIG " if it exists)" },
-	{ "check-config", OPT_CLI_ONLY, 0, NULL, "validate flags and config file, then exit" },
-	{ "help", OPT_CLI_ONLY, 0, NULL, "show this help and exit" },
-	{ "version", OPT_CLI_ONLY, 0, NULL, "show the version and exit" },
+        {"listen", OPT_LISTEN, FIELD(listen), "ADDR:PORT",
+         "address to serve HTTP on (default 127.0.0.1:10071)"},
+        {"interval", OPT_DURATION, FIELD(interval_ns), "DUR",
+         "sampling interval: 100ms, 1s, 1m (default 1s)"},
+        {"history", OPT_DURATION, FIELD(history_ns), "DUR",
+         "how much history to keep in memory (default 1h)"},
+        {"procfs", OPT_PATH, FIELD(procfs), "DIR", "procfs root to read (default /proc)"},
+        {"sysfs", OPT_PATH, FIELD(sysfs), "DIR", "sysfs root to read (default /sys)"},
+        {"interrupts-per-cpu", OPT_BOOL, FIELD(interrupts_per_cpu), NULL,
+         "also export interrupt and softirq counts per CPU (many series on big hosts)"},
+        {"log-level", OPT_LOG_LEVEL, FIELD(log_level), "LEVEL",
+         "error, warning, notice, info or debug (default info)"},
+        {"config", OPT_CLI_ONLY, 0, "FILE", "config file (default " PW_DEFAULT_CONFIG " if it exists)"},
+        {"check-config", OPT_CLI_ONLY, 0, NULL, "validate flags and config file, then exit"},
+        {"help", OPT_CLI_ONLY, 0, NULL, "show this help and exit"},
+        {"version", OPT_CLI_ONLY, 0, NULL, "show the version and exit"},
 };
 
 #define OPT_COUNT (sizeof(opt_table) / sizeof(opt_table[0]))
@@ -65,7 +69,7 @@ int pw_parse_duration(const char *text, int64_t *ret_ns)
 	static const struct {
 		const char *suffix;
 		int64_t ns;
-	} units[] = { { "ms", NS_PER_MS }, { "s", NS_PER_S }, { "m", 60 * NS_PER_S }, { "h", 3600 * NS_PER_S } };
+	} units[] = {{"ms", NS_PER_MS}, {"s", NS_PER_S}, {"m", 60 * NS_PER_S}, {"h", 3600 * NS_PER_S}};
 	const char *p = text;
 	int64_t total = 0;
 
@@ -135,7 +139,8 @@ int pw_parse_listen(const char *text, struct sockaddr_storage *ret, socklen_t *r
 
 static int parse_bool(const char *value, bool *ret)
 {
-	static const char *const yes[] = { "1", "true", "yes", "on" }, *const no[] = { "0", "false", "no", "off" };
+	static const char *const yes[] = {"1", "true", "yes", "on"}, *const no[] = {"0", "false", "no",
+	                                                                            "off"};
 
 	for (size_t i = 0; i < 4; i++) {
 		if (strcasecmp(value, yes[i]) == 0)
@@ -151,8 +156,11 @@ static int parse_log_level(const char *value, int *ret)
 	static const struct {
 		const char *name;
 		int level;
-	} levels[] = { { "error", LOG_ERR },   { "warning", LOG_WARNING }, { "notice", LOG_NOTICE },
-		       { "info", LOG_INFO },   { "debug", LOG_DEBUG } };
+	} levels[] = {{"error", LOG_ERR},
+	              {"warning", LOG_WARNING},
+	              {"notice", LOG_NOTICE},
+	              {"info", LOG_INFO},
+	              {"debug", LOG_DEBUG}};
 
 	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
 		if (strcmp(value, levels[i].name) == 0)
@@ -169,12 +177,14 @@ static int apply(struct pw_options *o, const struct opt_def *def, const char *va
 	case OPT_LISTEN:
 		if (strlen(value) >= sizeof(o->listen) ||
 		    pw_parse_listen(value, &o->listen_addr, &o->listen_addr_len) < 0)
-			return snprintf(why, n, "invalid address '%s' (want IP:PORT or [IPv6]:PORT)", value), -EINVAL;
+			return snprintf(why, n, "invalid address '%s' (want IP:PORT or [IPv6]:PORT)", value),
+			       -EINVAL;
 		snprintf(o->listen, sizeof(o->listen), "%s", value);
 		return 0;
 	case OPT_DURATION:
 		if (pw_parse_duration(value, (int64_t *)(void *)field) < 0)
-			return snprintf(why, n, "invalid duration '%s' (want e.g. 100ms, 1s, 1m, 1h)", value), -EINVAL;
+			return snprintf(why, n, "invalid duration '%s' (want e.g. 100ms, 1s, 1m, 1h)", value),
+			       -EINVAL;
 		return 0;
 	case OPT_PATH:
 		if (!*value || strlen(value) >= sizeof(o->procfs))
@@ -187,8 +197,9 @@ static int apply(struct pw_options *o, const struct opt_def *def, const char *va
 		return 0;
 	case OPT_LOG_LEVEL:
 		if (parse_log_level(value, (int *)(void *)field) < 0)
-			return snprintf(why, n, "invalid log level '%s' (want error, warning, notice, info, debug)",
-					value),
+			return snprintf(why, n,
+			                "invalid log level '%s' (want error, warning, notice, info, debug)",
+			                value),
 			       -EINVAL;
 		return 0;
 	case OPT_CLI_ONLY:
@@ -229,7 +240,7 @@ static int on_ini_entry(void *user, const char *section, const char *name, const
 
 static int load_file(struct pw_options *o, char *err, size_t n)
 {
-	struct ini_state st = { .opts = o };
+	struct ini_state st = {.opts = o};
 
 	if (!o->config_given && access(o->config, F_OK) != 0)
 		return 0; /* the default file is optional */
@@ -240,7 +251,7 @@ static int load_file(struct pw_options *o, char *err, size_t n)
 		return snprintf(err, n, "%s: out of memory", o->config), -ENOMEM;
 	if (line > 0)
 		return snprintf(err, n, "%s:%d: %s", o->config, line,
-				st.why[0] ? st.why : "syntax error (want 'key = value' or '[perfwatchd]')"),
+		                st.why[0] ? st.why : "syntax error (want 'key = value' or '[perfwatchd]')"),
 		       -EINVAL;
 	return 0;
 }
@@ -254,7 +265,7 @@ static void print_help(const char *prog)
 	for (size_t i = 0; i < OPT_COUNT; i++) {
 		char flag[64];
 		snprintf(flag, sizeof(flag), "--%s%s%s", opt_table[i].name, opt_table[i].arg ? " " : "",
-			 opt_table[i].arg ? opt_table[i].arg : "");
+		         opt_table[i].arg ? opt_table[i].arg : "");
 		printf("  %-28s %s\n", flag, opt_table[i].help);
 	}
 	printf("\nEvery option but config, check-config, help and version can be set in the config file\n"
@@ -265,9 +276,9 @@ static void build_longopts(struct option *longopts)
 {
 	for (size_t i = 0; i < OPT_COUNT; i++) {
 		longopts[i].name = opt_table[i].name;
-		longopts[i].has_arg = opt_table[i].arg ? required_argument
-				      : opt_table[i].kind == OPT_BOOL ? optional_argument
-								       : no_argument;
+		longopts[i].has_arg = opt_table[i].arg                ? required_argument
+		                      : opt_table[i].kind == OPT_BOOL ? optional_argument
+		                                                      : no_argument;
 		longopts[i].flag = NULL;
 		longopts[i].val = 256 + (int)i;
 	}
@@ -276,7 +287,7 @@ static void build_longopts(struct option *longopts)
 
 /* First pass: the command-line-only options, and every flag checked for existence. */
 static int scan_cli(struct pw_options *o, int argc, char **argv, const struct option *longopts, char *err,
-		    size_t n)
+                    size_t n)
 {
 	int c;
 
@@ -285,7 +296,7 @@ static int scan_cli(struct pw_options *o, int argc, char **argv, const struct op
 	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		if (c == '?' || c == ':')
 			return snprintf(err, n, "%s: %s", argv[optind - 1],
-					c == '?' ? "unknown flag (see --help)" : "missing value"),
+			                c == '?' ? "unknown flag (see --help)" : "missing value"),
 			       -EINVAL;
 		const char *name = opt_table[c - 256].name;
 		if (strcmp(name, "help") == 0)
@@ -306,7 +317,7 @@ static int scan_cli(struct pw_options *o, int argc, char **argv, const struct op
 
 /* Second pass: every other flag, over what the file set. */
 static int apply_cli(struct pw_options *o, int argc, char **argv, const struct option *longopts, char *err,
-		     size_t n)
+                     size_t n)
 {
 	char why[256];
 	int c;
@@ -332,7 +343,7 @@ static int validate(const struct pw_options *o, char *err, size_t n)
 		return snprintf(err, n, "history: must be at least one interval"), -EINVAL;
 	if (o->history_ns / o->interval_ns > MAX_HISTORY_SAMPLES)
 		return snprintf(err, n, "history: more than %d samples; raise interval or lower history",
-				MAX_HISTORY_SAMPLES),
+		                MAX_HISTORY_SAMPLES),
 		       -EINVAL;
 	snprintf(path, sizeof(path), "%s/stat", o->procfs);
 	if (access(path, R_OK) != 0)

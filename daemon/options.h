@@ -12,7 +12,7 @@
 #define PW_DEFAULT_PORT 10071
 
 struct pw_options {
-	char listen[128];                 /* as given: "127.0.0.1:10071" */
+	char listen[128]; /* as given: "127.0.0.1:10071" */
 	struct sockaddr_storage listen_addr;
 	socklen_t listen_addr_len;
 	int64_t interval_ns;
@@ -20,10 +20,10 @@ struct pw_options {
 	char procfs[1024];
 	char sysfs[1024];
 	char config[1024];
-	bool config_given;                /* --config named it: a missing file is then an error */
+	bool config_given; /* --config named it: a missing file is then an error */
 	bool check_config;
 	bool interrupts_per_cpu;
-	int log_level;                    /* syslog priority: LOG_ERR .. LOG_DEBUG */
+	int log_level; /* syslog priority: LOG_ERR .. LOG_DEBUG */
 };
 
 /* Load defaults, then the config file, then the command line over it. On a bad flag, value or

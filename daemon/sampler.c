@@ -38,7 +38,8 @@ struct pw_sampler *pw_sampler_new(struct pw_collector *collector, int64_t interv
 		return NULL;
 	s->collector = collector;
 	s->interval_ns = interval_ns;
-	s->sample_size = pw_sample_size(cpu_cap, pw_collector_line_cap(collector), pw_collector_has_matrix(collector));
+	s->sample_size =
+	        pw_sample_size(cpu_cap, pw_collector_line_cap(collector), pw_collector_has_matrix(collector));
 	s->latest = pw_ring_new(PW_LATEST_SLOTS, s->sample_size);
 	s->history = pw_ring_new(history_slots, pw_history_point_size(cpu_cap));
 	s->samples[0] = aligned_alloc(64, (s->sample_size + 63) & ~(size_t)63);
@@ -86,7 +87,7 @@ static void take_sample(struct pw_sampler *s)
 /* Sleep until deadline_ns or a stop request; true when asked to stop. */
 static bool wait_until(struct pw_sampler *s, int64_t deadline_ns)
 {
-	struct timespec ts = { .tv_sec = deadline_ns / 1000000000, .tv_nsec = deadline_ns % 1000000000 };
+	struct timespec ts = {.tv_sec = deadline_ns / 1000000000, .tv_nsec = deadline_ns % 1000000000};
 	bool stop;
 
 	pthread_mutex_lock(&s->stop_lock);

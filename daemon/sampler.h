@@ -14,7 +14,8 @@ struct pw_sampler;
 
 /* Create the sampler over collector (borrowed; must outlive the sampler), taking a sample every
  * interval_ns and keeping history_slots compact points. Returns NULL on allocation failure. */
-struct pw_sampler *pw_sampler_new(struct pw_collector *collector, int64_t interval_ns, uint32_t history_slots);
+struct pw_sampler *pw_sampler_new(struct pw_collector *collector, int64_t interval_ns,
+                                  uint32_t history_slots);
 
 /* Start the thread; the first sample is taken at once. Returns 0 or -errno. */
 int pw_sampler_start(struct pw_sampler *sampler);

@@ -13,17 +13,17 @@ enum pw_prom_format { PW_PROM_TEXT, PW_PROM_OPENMETRICS };
 
 /* What the daemon knows about itself that the sample does not carry. */
 struct pw_prom_self {
-	const char *version;          /* build_info label */
-	double interval_seconds;      /* configured sampling interval */
-	double last_scrape_seconds;   /* duration of the previous /metrics render, or < 0 if none */
+	const char *version;        /* build_info label */
+	double interval_seconds;    /* configured sampling interval */
+	double last_scrape_seconds; /* duration of the previous /metrics render, or < 0 if none */
 	uint64_t scrapes_total;
-	uint32_t history_capacity;    /* samples the history ring holds */
-	uint64_t history_bytes;       /* memory the rings hold */
+	uint32_t history_capacity; /* samples the history ring holds */
+	uint64_t history_bytes;    /* memory the rings hold */
 };
 
 struct pw_prom_options {
 	enum pw_prom_format format;
-	bool interrupts_per_cpu;      /* emit the CPU x line matrix (needs a sample that carries it) */
+	bool interrupts_per_cpu; /* emit the CPU x line matrix (needs a sample that carries it) */
 };
 
 /* Content-Type header value for a format. */
@@ -36,6 +36,6 @@ enum pw_prom_format pw_prom_negotiate(const char *accept);
 /* Append the exposition of sample (may be NULL: only self-metrics) to out. Returns 0 or -ENOMEM.
  * Pure: no clocks, no I/O; thread-safe for distinct out buffers. */
 int pw_prom_render(struct pw_outbuf *out, const struct pw_sample *sample,
-		   const struct pw_prom_options *options, const struct pw_prom_self *self);
+                   const struct pw_prom_options *options, const struct pw_prom_self *self);
 
 #endif

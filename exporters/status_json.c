@@ -268,7 +268,8 @@ static json_t *interrupts_section(struct doc *d)
 	obj = json_object();
 	/* The total is /proc/stat's intr (vmstat's "in"): summing the lines would count x86 TLB
 	 * shootdowns twice (they are inside CAL too). */
-	set(d, obj, "per_second", rates && isfinite(s->derived.intr_rate) ? rate(s->derived.intr_rate) : json_null());
+	set(d, obj, "per_second",
+	    rates && isfinite(s->derived.intr_rate) ? rate(s->derived.intr_rate) : json_null());
 	set(d, obj, "lines", json_integer(nlines));
 	set(d, obj, "lines_dropped", json_integer(s->interrupts.dropped));
 	set(d, obj, "top", rates ? top_lines(d, lines, nlines) : json_null());

@@ -9,10 +9,10 @@
 struct pw_status_self {
 	const char *version;
 	double interval_seconds;
-	int64_t now_real_ns;       /* for the sample's age; the caller reads the clock */
+	int64_t now_real_ns; /* for the sample's age; the caller reads the clock */
 	int64_t now_mono_ns;
-	uint32_t history_samples;  /* samples currently in the history ring */
-	uint32_t top_n;            /* how many interrupt lines / softirq types to list (e.g. 5) */
+	uint32_t history_samples; /* samples currently in the history ring */
+	uint32_t top_n;           /* how many interrupt lines / softirq types to list (e.g. 5) */
 	const struct pw_history_summary *recent; /* the last minute, or NULL */
 };
 

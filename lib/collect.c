@@ -23,7 +23,7 @@ struct source_file {
 
 struct cpufreq_files {
 	int cur_fd, stats_fd, governor_fd; /* -1 when absent */
-	uint32_t min_khz, max_khz;          /* read at rescan: they do not change while online */
+	uint32_t min_khz, max_khz;         /* read at rescan: they do not change while online */
 	char driver[PW_CPUFREQ_NAME_MAX];
 };
 
@@ -33,11 +33,11 @@ struct pw_collector {
 	int cpu_dirfd; /* sysfs devices/system/cpu, -1 when absent */
 	struct source_file stat, interrupts, softirqs, vmstat, meminfo, loadavg, online;
 	struct source_file psi[PW_PSI_COUNT];
-	struct cpufreq_files *freq;   /* [cpu_cap] */
-	struct pw_filebuf small;      /* scratch for one-value sysfs files */
-	struct pw_cpu_times *times;   /* [cpu_cap] parser output, copied into the sample */
-	uint64_t *per_cpu;            /* [cpu_cap * PW_SOFTIRQ_COUNT] parser scratch */
-	struct pw_irq_line *lines;    /* [line_cap] */
+	struct cpufreq_files *freq; /* [cpu_cap] */
+	struct pw_filebuf small;    /* scratch for one-value sysfs files */
+	struct pw_cpu_times *times; /* [cpu_cap] parser output, copied into the sample */
+	uint64_t *per_cpu;          /* [cpu_cap * PW_SOFTIRQ_COUNT] parser scratch */
+	struct pw_irq_line *lines;  /* [line_cap] */
 	bool *online_mask, *online_prev;
 	uint32_t cpu_cap, line_cap;
 	uint32_t reads_since_rescan;
@@ -45,7 +45,10 @@ struct pw_collector {
 };
 
 static const char *const psi_paths[PW_PSI_COUNT] = {
-	"pressure/cpu", "pressure/memory", "pressure/io", "pressure/irq",
+        "pressure/cpu",
+        "pressure/memory",
+        "pressure/io",
+        "pressure/irq",
 };
 
 static void source_close(struct source_file *f)
@@ -185,7 +188,7 @@ static void read_interrupts(struct pw_collector *c, struct pw_sample *s)
 	if (!fetch(c, &c->interrupts, PW_SRC_INTERRUPTS, s))
 		return;
 	int r = pw_interrupts_parse(c->interrupts.buf.data, c->interrupts.buf.len, c->lines, c->line_cap,
-				    c->per_cpu, pw_sample_matrix(s), c->cpu_cap, &s->interrupts);
+	                            c->per_cpu, pw_sample_matrix(s), c->cpu_cap, &s->interrupts);
 	settle(c, s, PW_SRC_INTERRUPTS, r);
 	if (r < 0 && r != -ENOBUFS)
 		return;
@@ -207,12 +210,13 @@ static void read_softirqs(struct pw_collector *c, struct pw_sample *s)
 	if (!fetch(c, &c->softirqs, PW_SRC_SOFTIRQS, s))
 		return;
 	int r = pw_softirqs_parse(c->softirqs.buf.data, c->softirqs.buf.len, c->per_cpu, c->cpu_cap,
-				  &s->softirqs);
+	                          &s->softirqs);
 	settle(c, s, PW_SRC_SOFTIRQS, r);
 	if (r < 0 && r != -ENOBUFS)
 		return;
 	for (uint32_t cpu = 0; cpu < c->cpu_cap; cpu++) {
-		memcpy(cpus[cpu].softirq, &c->per_cpu[(size_t)cpu * PW_SOFTIRQ_COUNT], sizeof(cpus[cpu].softirq));
+		memcpy(cpus[cpu].softirq, &c->per_cpu[(size_t)cpu * PW_SOFTIRQ_COUNT],
+		       sizeof(cpus[cpu].softirq));
 		cpus[cpu].in_softirqs = cpu < s->softirqs.cpu_seen && cpus[cpu].online;
 	}
 }
@@ -223,16 +227,17 @@ static bool read_cpu_freq(struct pw_collector *c, uint32_t cpu, struct pw_cpu_sa
 	struct cpufreq_files *f = &c->freq[cpu];
 	uint64_t khz;
 
-	if (pw_read_whole(f->cur_fd, &c->small) < 0 || pw_sysfs_parse_u64(c->small.data, c->small.len, &khz) < 0)
+	if (pw_read_whole(f->cur_fd, &c->small) < 0 ||
+	    pw_sysfs_parse_u64(c->small.data, c->small.len, &khz) < 0)
 		return false;
 	out->cur_khz = (uint32_t)khz;
 	out->min_khz = f->min_khz;
 	out->max_khz = f->max_khz;
 	memcpy(out->driver, f->driver, sizeof(out->driver));
 	out->freq_flags = PW_FREQ_HAS_CPUFREQ;
-	if (f->governor_fd >= 0 && (pw_read_whole(f->governor_fd, &c->small) < 0 ||
-				    pw_sysfs_parse_word(c->small.data, c->small.len, out->governor,
-							sizeof(out->governor)) < 0))
+	if (f->governor_fd >= 0 &&
+	    (pw_read_whole(f->governor_fd, &c->small) < 0 ||
+	     pw_sysfs_parse_word(c->small.data, c->small.len, out->governor, sizeof(out->governor)) < 0))
 		return false;
 	if (f->stats_fd >= 0) {
 		if (pw_read_whole(f->stats_fd, &c->small) < 0 ||
@@ -289,7 +294,8 @@ static void read_online(struct pw_collector *c, struct pw_sample *s)
 static void read_scalars(struct pw_collector *c, struct pw_sample *s)
 {
 	if (fetch(c, &c->vmstat, PW_SRC_VMSTAT, s))
-		settle(c, s, PW_SRC_VMSTAT, pw_vmstat_parse(c->vmstat.buf.data, c->vmstat.buf.len, &s->vmstat));
+		settle(c, s, PW_SRC_VMSTAT,
+		       pw_vmstat_parse(c->vmstat.buf.data, c->vmstat.buf.len, &s->vmstat));
 	if (fetch(c, &c->meminfo, PW_SRC_MEMINFO, s))
 		settle(c, s, PW_SRC_MEMINFO,
 		       pw_meminfo_parse(c->meminfo.buf.data, c->meminfo.buf.len, &s->meminfo));
@@ -394,9 +400,9 @@ static int alloc_arrays(struct pw_collector *c)
 
 static void list_files(struct pw_collector *c, struct source_file *ret[SOURCE_FILES])
 {
-	struct source_file *all[SOURCE_FILES] = { &c->stat,    &c->interrupts, &c->softirqs, &c->vmstat,
-						  &c->meminfo, &c->loadavg,    &c->online,   &c->psi[0],
-						  &c->psi[1],  &c->psi[2],     &c->psi[3] };
+	struct source_file *all[SOURCE_FILES] = {&c->stat,    &c->interrupts, &c->softirqs, &c->vmstat,
+	                                         &c->meminfo, &c->loadavg,    &c->online,   &c->psi[0],
+	                                         &c->psi[1],  &c->psi[2],     &c->psi[3]};
 
 	memcpy(ret, all, sizeof(all));
 }

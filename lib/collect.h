@@ -11,12 +11,12 @@
 #include "sample.h"
 
 struct pw_collector_config {
-	const char *procfs;       /* "/proc" */
-	const char *sysfs;        /* "/sys" */
-	uint32_t user_hz;         /* sysconf(_SC_CLK_TCK) */
-	uint32_t page_size;       /* sysconf(_SC_PAGESIZE) */
-	uint32_t rescan_every;    /* reads between layout rescans (>= 1) */
-	bool interrupts_matrix;   /* keep the line x CPU matrix in samples */
+	const char *procfs;     /* "/proc" */
+	const char *sysfs;      /* "/sys" */
+	uint32_t user_hz;       /* sysconf(_SC_CLK_TCK) */
+	uint32_t page_size;     /* sysconf(_SC_PAGESIZE) */
+	uint32_t rescan_every;  /* reads between layout rescans (>= 1) */
+	bool interrupts_matrix; /* keep the line x CPU matrix in samples */
 };
 
 struct pw_collector;

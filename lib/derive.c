@@ -31,10 +31,10 @@ static float rate_of(struct interval *iv, uint64_t now, uint64_t before)
 }
 
 /* Shares of each mode in the ticks elapsed; false on a reset or when no tick elapsed. */
-static bool mode_shares(struct interval *iv, const struct pw_cpu_times *now, const struct pw_cpu_times *before,
-			float share[PW_MODE_COUNT])
+static bool mode_shares(struct interval *iv, const struct pw_cpu_times *now,
+                        const struct pw_cpu_times *before, float share[PW_MODE_COUNT])
 {
-	uint64_t delta[PW_MODE_COUNT] = { 0 }, total = 0;
+	uint64_t delta[PW_MODE_COUNT] = {0}, total = 0;
 	uint8_t nmodes = now->nmodes < before->nmodes ? now->nmodes : before->nmodes;
 
 	for (int m = 0; m < nmodes; m++) {
@@ -84,8 +84,8 @@ static void derive_cpu(struct interval *iv, uint32_t id)
 		now->interrupt_rate = rate_of(iv, now->interrupts, before->interrupts);
 	for (int t = 0; t < PW_SOFTIRQ_COUNT; t++)
 		now->softirq_rate[t] = both_up(iv, PW_SRC_SOFTIRQS) && now->in_softirqs && before->in_softirqs
-					       ? rate_of(iv, now->softirq[t], before->softirq[t])
-					       : NAN;
+		                               ? rate_of(iv, now->softirq[t], before->softirq[t])
+		                               : NAN;
 	now->derived_valid |= PW_DERIVED_RATES;
 }
 
@@ -150,21 +150,24 @@ static void derive_host(struct interval *iv)
 	d->fork_rate = NAN;
 	d->softirq_total_rate = NAN;
 	if (stat_up) {
-		d->intr_rate = stat_rate(iv, PW_PROCSTAT_HAS_INTR, cur->stat.intr_total, prev->stat.intr_total);
+		d->intr_rate =
+		        stat_rate(iv, PW_PROCSTAT_HAS_INTR, cur->stat.intr_total, prev->stat.intr_total);
 		d->ctxt_rate = stat_rate(iv, PW_PROCSTAT_HAS_CTXT, cur->stat.ctxt, prev->stat.ctxt);
-		d->fork_rate = stat_rate(iv, PW_PROCSTAT_HAS_PROCESSES, cur->stat.processes, prev->stat.processes);
+		d->fork_rate =
+		        stat_rate(iv, PW_PROCSTAT_HAS_PROCESSES, cur->stat.processes, prev->stat.processes);
 		d->softirq_total_rate = stat_rate(iv, PW_PROCSTAT_HAS_SOFTIRQ, cur->stat.softirq_total,
-						  prev->stat.softirq_total);
+		                                  prev->stat.softirq_total);
 	}
 	bool softirqs_up = both_up(iv, PW_SRC_SOFTIRQS) && same_cpu_columns(iv, false);
 	for (int t = 0; t < PW_SOFTIRQ_COUNT; t++)
 		d->softirq_rate[t] = softirqs_up && (cur->softirqs.present >> t & 1u)
-					     ? rate_of(iv, cur->softirqs.total[t], prev->softirqs.total[t])
-					     : NAN;
+		                             ? rate_of(iv, cur->softirqs.total[t], prev->softirqs.total[t])
+		                             : NAN;
 	for (int f = 0; f < PW_VM_COUNT; f++)
-		d->vm_rate[f] = both_up(iv, PW_SRC_VMSTAT) && (cur->vmstat.present & prev->vmstat.present) >> f & 1u
-					? rate_of(iv, cur->vmstat.value[f], prev->vmstat.value[f])
-					: NAN;
+		d->vm_rate[f] =
+		        both_up(iv, PW_SRC_VMSTAT) && (cur->vmstat.present & prev->vmstat.present) >> f & 1u
+		                ? rate_of(iv, cur->vmstat.value[f], prev->vmstat.value[f])
+		                : NAN;
 	d->valid |= PW_DERIVED_RATES;
 }
 
@@ -182,7 +185,7 @@ static uint32_t count_busy_cpus(const struct pw_sample *s)
 
 void pw_derive(const struct pw_sample *prev, struct pw_sample *cur)
 {
-	struct interval iv = { .prev = prev, .cur = cur };
+	struct interval iv = {.prev = prev, .cur = cur};
 
 	if (!prev || prev->cpu_cap != cur->cpu_cap || cur->mono_ns <= prev->mono_ns)
 		return;

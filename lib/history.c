@@ -23,13 +23,13 @@ static void reduce_cpu(const struct pw_cpu_sample *cpu, struct pw_history_cpu *r
 	bool shares = cpu->derived_valid & PW_DERIVED_SHARES;
 
 	ret->busy = shares ? ten_thousandths(1.0f - share[PW_MODE_IDLE] - share[PW_MODE_IOWAIT])
-			   : PW_HISTORY_UNKNOWN;
+	                   : PW_HISTORY_UNKNOWN;
 	ret->user = shares ? ten_thousandths(share[PW_MODE_USER] + share[PW_MODE_NICE]) : PW_HISTORY_UNKNOWN;
 	ret->system = shares ? ten_thousandths(share[PW_MODE_SYSTEM]) : PW_HISTORY_UNKNOWN;
 	ret->irq = shares ? ten_thousandths(share[PW_MODE_IRQ] + share[PW_MODE_SOFTIRQ]) : PW_HISTORY_UNKNOWN;
 	ret->iowait = shares ? ten_thousandths(share[PW_MODE_IOWAIT]) : PW_HISTORY_UNKNOWN;
 	ret->freq_ratio = (cpu->derived_valid & PW_DERIVED_FREQ) ? ten_thousandths(cpu->freq_ratio)
-								 : PW_HISTORY_UNKNOWN;
+	                                                         : PW_HISTORY_UNKNOWN;
 }
 
 void pw_history_point_from(const struct pw_sample *s, struct pw_history_point *ret)
@@ -79,14 +79,14 @@ static void accumulate(struct accumulator *acc, double value)
 static struct pw_history_stat finish(const struct accumulator *acc)
 {
 	if (acc->n == 0)
-		return (struct pw_history_stat){ NAN, NAN, NAN };
-	return (struct pw_history_stat){ acc->min, acc->sum / acc->n, acc->max };
+		return (struct pw_history_stat){NAN, NAN, NAN};
+	return (struct pw_history_stat){acc->min, acc->sum / acc->n, acc->max};
 }
 
 void pw_history_summarize(const struct pw_ring *ring, int64_t since_mono_ns, void *scratch,
-			  struct pw_history_summary *ret)
+                          struct pw_history_summary *ret)
 {
-	struct accumulator busy = { 0 }, intr = { 0 }, ctxt = { 0 }, swap_out = { 0 };
+	struct accumulator busy = {0}, intr = {0}, ctxt = {0}, swap_out = {0};
 	const struct pw_history_point *p = scratch;
 	uint64_t head = pw_ring_head(ring);
 	int64_t first_ns = 0, last_ns = 0;

@@ -19,13 +19,13 @@ struct pw_history_cpu {
 struct pw_history_point {
 	int64_t mono_ns, real_ns;
 	uint64_t seq;
-	uint16_t share[PW_MODE_GUEST];            /* host mode shares in 1/10000 */
+	uint16_t share[PW_MODE_GUEST]; /* host mode shares in 1/10000 */
 	uint16_t busy_cpus, ncpu;
 	uint16_t psi_some_avg10[PW_PSI_COUNT];    /* hundredths of a percent */
 	float intr_rate, ctxt_rate, softirq_rate; /* per second, NAN when unknown */
 	float swap_in_rate, swap_out_rate, major_fault_rate;
 	uint64_t mem_available_kb;
-	struct pw_history_cpu cpus[];             /* [ncpu] */
+	struct pw_history_cpu cpus[]; /* [ncpu] */
 };
 
 /* Bytes of one point for up to cpu_cap CPUs (a multiple of 8). */
@@ -41,15 +41,15 @@ struct pw_history_stat {
 struct pw_history_summary {
 	uint32_t points;
 	double span_seconds;
-	struct pw_history_stat busy_percent;   /* host busy share (100 - idle - iowait) */
-	struct pw_history_stat intr_rate;      /* interrupts per second */
+	struct pw_history_stat busy_percent; /* host busy share (100 - idle - iowait) */
+	struct pw_history_stat intr_rate;    /* interrupts per second */
 	struct pw_history_stat ctxt_rate;
-	struct pw_history_stat swap_out_rate;  /* pages per second */
+	struct pw_history_stat swap_out_rate; /* pages per second */
 };
 
 /* Summarize the points of ring (whose payloads are history points) newer than since_mono_ns, using
  * scratch (pw_ring_payload_size() bytes) to copy them. Any thread. */
 void pw_history_summarize(const struct pw_ring *ring, int64_t since_mono_ns, void *scratch,
-			  struct pw_history_summary *ret);
+                          struct pw_history_summary *ret);
 
 #endif

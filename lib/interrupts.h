@@ -16,18 +16,18 @@ enum {
 };
 
 struct pw_irq_line {
-	char irq[PW_IRQ_NAME_MAX];       /* "24", "LOC", "IPI0" */
-	char chip[PW_IRQ_CHIP_MAX];      /* "IO-APIC", "PCI-MSIX-0000:00:04.0"; "" for named lines */
-	char device[PW_IRQ_DEVICE_MAX];  /* "virtio3-rx", or the description of a named line */
-	uint64_t total;                  /* sum over all CPU columns */
-	uint32_t flags;                  /* PW_IRQ_LINE_* */
+	char irq[PW_IRQ_NAME_MAX];      /* "24", "LOC", "IPI0" */
+	char chip[PW_IRQ_CHIP_MAX];     /* "IO-APIC", "PCI-MSIX-0000:00:04.0"; "" for named lines */
+	char device[PW_IRQ_DEVICE_MAX]; /* "virtio3-rx", or the description of a named line */
+	uint64_t total;                 /* sum over all CPU columns */
+	uint32_t flags;                 /* PW_IRQ_LINE_* */
 };
 
 struct pw_interrupts {
-	uint32_t nlines;     /* lines stored in lines[] */
-	uint32_t ncolumns;   /* CPU columns in the header */
-	uint32_t cpu_seen;   /* highest CPU id in the header + 1 */
-	uint32_t dropped;    /* lines that did not fit line_cap */
+	uint32_t nlines;   /* lines stored in lines[] */
+	uint32_t ncolumns; /* CPU columns in the header */
+	uint32_t cpu_seen; /* highest CPU id in the header + 1 */
+	uint32_t dropped;  /* lines that did not fit line_cap */
 };
 
 /* Parse /proc/interrupts content buf[0..len). Lines go to lines[0..line_cap); per-CPU sums of all
@@ -36,6 +36,6 @@ struct pw_interrupts {
  * Returns 0, -EINVAL (no header, a non-number in a count column), -ERANGE (overflow), or -ENOBUFS
  * when lines or CPU ids did not fit (what fits is stored and *ret filled). Thread-safe. */
 int pw_interrupts_parse(const char *buf, size_t len, struct pw_irq_line *lines, uint32_t line_cap,
-			uint64_t *per_cpu, uint64_t *matrix, uint32_t cpu_cap, struct pw_interrupts *ret);
+                        uint64_t *per_cpu, uint64_t *matrix, uint32_t cpu_cap, struct pw_interrupts *ret);
 
 #endif

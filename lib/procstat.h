@@ -48,6 +48,6 @@ struct pw_procstat {
  * fit 64 bits, -ENOBUFS if a cpuN id >= cpu_cap (the rest is still parsed). *ret is written
  * only on success or -ENOBUFS. Thread-safe (no state). */
 int pw_procstat_parse(const char *buf, size_t len, struct pw_cpu_times *cpus, uint32_t cpu_cap,
-		      struct pw_procstat *ret);
+                      struct pw_procstat *ret);
 
 #endif

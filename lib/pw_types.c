@@ -2,18 +2,18 @@
 #include "pw_types.h"
 
 static const char *const mode_names[PW_MODE_COUNT] = {
-	"user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal", "guest", "guest_nice",
+        "user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal", "guest", "guest_nice",
 };
 
 static const char *const softirq_names[PW_SOFTIRQ_COUNT] = {
-	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU",
+        "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU",
 };
 
 static const char *const source_names[PW_SRC_COUNT] = {
-	"stat", "interrupts", "softirqs", "cpufreq", "vmstat", "meminfo", "pressure", "loadavg",
+        "stat", "interrupts", "softirqs", "cpufreq", "vmstat", "meminfo", "pressure", "loadavg",
 };
 
-static const char *const psi_names[PW_PSI_COUNT] = { "cpu", "memory", "io", "irq" };
+static const char *const psi_names[PW_PSI_COUNT] = {"cpu", "memory", "io", "irq"};
 
 const char *pw_cpu_mode_name(enum pw_cpu_mode mode)
 {

@@ -26,9 +26,9 @@ enum {
 
 /* Bits of the derived_valid fields: which derived figures this sample carries. */
 enum {
-	PW_DERIVED_SHARES = 1u << 0,    /* mode shares (needs two samples with ticks elapsed) */
-	PW_DERIVED_RATES = 1u << 1,     /* per-second rates (needs two samples) */
-	PW_DERIVED_FREQ = 1u << 2,      /* avg_khz / freq_ratio */
+	PW_DERIVED_SHARES = 1u << 0, /* mode shares (needs two samples with ticks elapsed) */
+	PW_DERIVED_RATES = 1u << 1,  /* per-second rates (needs two samples) */
+	PW_DERIVED_FREQ = 1u << 2,   /* avg_khz / freq_ratio */
 };
 
 struct pw_cpu_sample {
@@ -40,14 +40,14 @@ struct pw_cpu_sample {
 	uint32_t freq_flags;                /* PW_FREQ_* */
 	char governor[PW_CPUFREQ_NAME_MAX];
 	char driver[PW_CPUFREQ_NAME_MAX];
-	bool online;                        /* listed in devices/system/cpu/online (or in /proc/stat) */
-	bool in_interrupts, in_softirqs;    /* had a column in those files */
+	bool online;                     /* listed in devices/system/cpu/online (or in /proc/stat) */
+	bool in_interrupts, in_softirqs; /* had a column in those files */
 	/* Derived over the interval ending here. */
-	uint32_t derived_valid;             /* PW_DERIVED_* */
+	uint32_t derived_valid; /* PW_DERIVED_* */
 	uint32_t avg_khz;
-	float freq_ratio;                   /* avg_khz / max_khz */
-	float share[PW_MODE_COUNT];         /* fraction 0..1 of this CPU's ticks in the interval */
-	float interrupt_rate;               /* per second */
+	float freq_ratio;           /* avg_khz / max_khz */
+	float share[PW_MODE_COUNT]; /* fraction 0..1 of this CPU's ticks in the interval */
+	float interrupt_rate;       /* per second */
 	float softirq_rate[PW_SOFTIRQ_COUNT];
 };
 
@@ -58,39 +58,39 @@ struct pw_line_sample {
 };
 
 struct pw_host_derived {
-	uint32_t valid;                     /* PW_DERIVED_* */
-	float share[PW_MODE_COUNT];         /* host-wide mode shares */
-	float intr_rate;                    /* /proc/stat intr, per second */
+	uint32_t valid;             /* PW_DERIVED_* */
+	float share[PW_MODE_COUNT]; /* host-wide mode shares */
+	float intr_rate;            /* /proc/stat intr, per second */
 	float ctxt_rate;
-	float fork_rate;                    /* processes */
+	float fork_rate; /* processes */
 	float softirq_rate[PW_SOFTIRQ_COUNT];
 	float softirq_total_rate;
-	float vm_rate[PW_VM_COUNT];         /* /proc/vmstat counters per second */
-	uint32_t busy_cpus;                 /* CPUs with a busy share over 50% */
+	float vm_rate[PW_VM_COUNT]; /* /proc/vmstat counters per second */
+	uint32_t busy_cpus;         /* CPUs with a busy share over 50% */
 };
 
 struct pw_sample {
-	uint64_t seq;            /* sampler's sample number, 1-based */
-	int64_t mono_ns;         /* CLOCK_MONOTONIC when read */
-	int64_t real_ns;         /* CLOCK_REALTIME when read */
-	int64_t interval_ns;     /* since the previous sample; 0 on the first */
-	int64_t duration_ns;     /* time spent reading and deriving this sample */
+	uint64_t seq;        /* sampler's sample number, 1-based */
+	int64_t mono_ns;     /* CLOCK_MONOTONIC when read */
+	int64_t real_ns;     /* CLOCK_REALTIME when read */
+	int64_t interval_ns; /* since the previous sample; 0 on the first */
+	int64_t duration_ns; /* time spent reading and deriving this sample */
 
 	/* Layout of the block. */
 	uint32_t cpu_cap, line_cap;
 	uint32_t off_cpus, off_lines, off_matrix; /* off_matrix 0: no matrix */
 	uint32_t size;
 
-	uint32_t ncpu;           /* CPU ids in use: highest id seen + 1 (<= cpu_cap) */
-	uint32_t nlines;         /* lines stored (<= line_cap) */
-	uint32_t user_hz;        /* sysconf(_SC_CLK_TCK), carried for exporters */
+	uint32_t ncpu;    /* CPU ids in use: highest id seen + 1 (<= cpu_cap) */
+	uint32_t nlines;  /* lines stored (<= line_cap) */
+	uint32_t user_hz; /* sysconf(_SC_CLK_TCK), carried for exporters */
 	uint32_t page_size;
 
-	uint32_t source_present; /* bit (1u << pw_source): the file exists */
-	uint32_t source_up;      /* bit (1u << pw_source): this read parsed */
+	uint32_t source_present;             /* bit (1u << pw_source): the file exists */
+	uint32_t source_up;                  /* bit (1u << pw_source): this read parsed */
 	uint64_t parse_errors[PW_SRC_COUNT]; /* cumulative reads that did not parse */
-	uint64_t counter_resets; /* cumulative counters seen going backwards */
-	uint64_t samples_taken;  /* cumulative, including this one */
+	uint64_t counter_resets;             /* cumulative counters seen going backwards */
+	uint64_t samples_taken;              /* cumulative, including this one */
 	uint64_t missed_deadlines;
 	uint64_t duration_total_ns;
 
@@ -100,7 +100,7 @@ struct pw_sample {
 	struct pw_vmstat vmstat;
 	struct pw_meminfo meminfo;
 	struct pw_psi psi[PW_PSI_COUNT];
-	uint32_t psi_present;    /* bit (1u << pw_psi_resource) */
+	uint32_t psi_present; /* bit (1u << pw_psi_resource) */
 	struct pw_loadavg loadavg;
 	struct pw_host_derived derived;
 };

@@ -18,6 +18,6 @@ struct pw_softirqs {
  * type] for id < cpu_cap (may be NULL); the whole array is zeroed first. Returns 0, -EINVAL,
  * -ERANGE or -ENOBUFS (a CPU id >= cpu_cap; totals still include it). Thread-safe. */
 int pw_softirqs_parse(const char *buf, size_t len, uint64_t *per_cpu, uint32_t cpu_cap,
-		      struct pw_softirqs *ret);
+                      struct pw_softirqs *ret);
 
 #endif
