@@ -100,7 +100,7 @@ static int run(const struct pw_options *opts)
 	        .sysfs = opts->sysfs,
 	        .user_hz = (uint32_t)sysconf(_SC_CLK_TCK),
 	        .page_size = (uint32_t)sysconf(_SC_PAGESIZE),
-	        .rescan_every = (uint32_t)(RESCAN_PERIOD_NS / opts->interval_ns) + 1,
+	        .rescan_every = (uint32_t)((RESCAN_PERIOD_NS + opts->interval_ns - 1) / opts->interval_ns),
 	        .interrupts_matrix = opts->interrupts_per_cpu,
 	};
 

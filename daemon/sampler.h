@@ -1,6 +1,7 @@
 /* sampler.h — the sampling thread: reads every counter family on an absolute-deadline schedule,
  * derives the interval's figures and publishes into two rings: the newest full samples, and the
- * compact history. It never waits on a reader, never logs and never allocates once running. */
+ * compact history. It never waits on a reader and never logs; once running it allocates only when a
+ * counter file outgrows its read buffer. */
 #ifndef PW_SAMPLER_H
 #define PW_SAMPLER_H
 

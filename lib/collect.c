@@ -156,12 +156,14 @@ static bool fetch(struct pw_collector *c, struct source_file *f, enum pw_source 
 	return false;
 }
 
-/* Record a parser's verdict: -ENOBUFS still delivered data (what fit), so the source is up. */
+/* Record a parser's verdict. -ENOBUFS delivered what fit (more lines or CPUs than sized for): the
+ * source is up and the overflow shows in its own gauge (interrupts.dropped), not as an error that
+ * would repeat every sample. */
 static void settle(struct pw_collector *c, struct pw_sample *s, enum pw_source src, int r)
 {
 	if (r == 0 || r == -ENOBUFS)
 		s->source_up |= 1u << src;
-	if (r < 0)
+	else
 		c->parse_errors[src]++;
 }
 
@@ -221,31 +223,37 @@ static void read_softirqs(struct pw_collector *c, struct pw_sample *s)
 	}
 }
 
-/* One CPU's per-sample cpufreq reads; false when a file vanished or does not parse. */
-static bool read_cpu_freq(struct pw_collector *c, uint32_t cpu, struct pw_cpu_sample *out)
+/* One CPU's per-sample cpufreq reads. Returns 0, -ENODEV when a read fails (the CPU went offline:
+ * newer kernels keep the policy directory and fail reads with EBUSY), -EINVAL when content is junk. */
+static int read_cpu_freq(struct pw_collector *c, uint32_t cpu, struct pw_cpu_sample *out)
 {
 	struct cpufreq_files *f = &c->freq[cpu];
 	uint64_t khz;
 
-	if (pw_read_whole(f->cur_fd, &c->small) < 0 ||
-	    pw_sysfs_parse_u64(c->small.data, c->small.len, &khz) < 0)
-		return false;
+	if (pw_read_whole(f->cur_fd, &c->small) < 0)
+		return -ENODEV;
+	if (pw_sysfs_parse_u64(c->small.data, c->small.len, &khz) < 0)
+		return -EINVAL;
 	out->cur_khz = (uint32_t)khz;
 	out->min_khz = f->min_khz;
 	out->max_khz = f->max_khz;
 	memcpy(out->driver, f->driver, sizeof(out->driver));
 	out->freq_flags = PW_FREQ_HAS_CPUFREQ;
-	if (f->governor_fd >= 0 &&
-	    (pw_read_whole(f->governor_fd, &c->small) < 0 ||
-	     pw_sysfs_parse_word(c->small.data, c->small.len, out->governor, sizeof(out->governor)) < 0))
-		return false;
+	if (f->governor_fd >= 0) {
+		if (pw_read_whole(f->governor_fd, &c->small) < 0)
+			return -ENODEV;
+		if (pw_sysfs_parse_word(c->small.data, c->small.len, out->governor, sizeof(out->governor)) <
+		    0)
+			return -EINVAL;
+	}
 	if (f->stats_fd >= 0) {
-		if (pw_read_whole(f->stats_fd, &c->small) < 0 ||
-		    pw_time_in_state_parse(c->small.data, c->small.len, &out->tis) < 0)
-			return false;
+		if (pw_read_whole(f->stats_fd, &c->small) < 0)
+			return -ENODEV;
+		if (pw_time_in_state_parse(c->small.data, c->small.len, &out->tis) < 0)
+			return -EINVAL;
 		out->freq_flags |= PW_FREQ_HAS_TIME_IN_STATE;
 	}
-	return true;
+	return 0;
 }
 
 static void read_cpufreq(struct pw_collector *c, struct pw_sample *s)
@@ -257,12 +265,13 @@ static void read_cpufreq(struct pw_collector *c, struct pw_sample *s)
 		if (c->freq[cpu].cur_fd < 0)
 			continue;
 		any = true;
-		if (!read_cpu_freq(c, cpu, &cpus[cpu])) {
-			/* The directory went away (CPU offline) or holds junk: forget this CPU's
-			 * cpufreq until a rescan finds it again. */
+		int r = read_cpu_freq(c, cpu, &cpus[cpu]);
+		if (r < 0) {
+			/* Gone (CPU offline) or junk: forget this CPU's cpufreq until a rescan finds it
+			 * again. Only junk is an error; a vanished CPU is simply absent. */
 			cpus[cpu].freq_flags = 0;
 			cpufreq_close(&c->freq[cpu]);
-			failed = true;
+			failed |= r == -EINVAL;
 		}
 	}
 	if (!any)

@@ -1,10 +1,11 @@
 /* collect.h — the I/O half of the readers: keeps every counter file open under the procfs and
  * sysfs roots and fills a sample from them with pread, feeding the pure parsers.
  *
- * Missing files mark their source absent and are retried on each rescan; a read that does not parse
- * is counted and leaves its source down for that sample; CPUs and their cpufreq directories may
- * come and go (the CPU layout is re-discovered when devices/system/cpu/online changes, after a
- * failed cpufreq read, and every rescan_every reads). Not thread-safe: one collector, one thread. */
+ * Missing files mark their source absent and are looked for again every rescan_every reads; a file
+ * whose read fails is closed (absent until the next rescan); content that does not parse is counted
+ * and leaves its source down for that sample. CPUs and their cpufreq directories may come and go:
+ * cpufreq is re-discovered when devices/system/cpu/online changes and on every rescan, and a CPU
+ * whose cpufreq read fails loses it until then. Not thread-safe: one collector, one thread. */
 #ifndef PW_COLLECT_H
 #define PW_COLLECT_H
 

@@ -22,8 +22,10 @@ static void reduce_cpu(const struct pw_cpu_sample *cpu, struct pw_history_cpu *r
 	const float *share = cpu->share;
 	bool shares = cpu->derived_valid & PW_DERIVED_SHARES;
 
-	ret->busy = shares ? ten_thousandths(1.0f - share[PW_MODE_IDLE] - share[PW_MODE_IOWAIT])
-	                   : PW_HISTORY_UNKNOWN;
+	/* 1 - 0.6f - 0.4f is about -3e-8 in float: a fully idle CPU is busy 0, not unknown. */
+	float busy = fmaxf(0.0f, 1.0f - share[PW_MODE_IDLE] - share[PW_MODE_IOWAIT]);
+
+	ret->busy = shares ? ten_thousandths(busy) : PW_HISTORY_UNKNOWN;
 	ret->user = shares ? ten_thousandths(share[PW_MODE_USER] + share[PW_MODE_NICE]) : PW_HISTORY_UNKNOWN;
 	ret->system = shares ? ten_thousandths(share[PW_MODE_SYSTEM]) : PW_HISTORY_UNKNOWN;
 	ret->irq = shares ? ten_thousandths(share[PW_MODE_IRQ] + share[PW_MODE_SOFTIRQ]) : PW_HISTORY_UNKNOWN;
@@ -46,7 +48,9 @@ void pw_history_point_from(const struct pw_sample *s, struct pw_history_point *r
 	ret->busy_cpus = (uint16_t)d->busy_cpus;
 	ret->ncpu = (uint16_t)s->ncpu;
 	for (int r = 0; r < PW_PSI_COUNT; r++)
-		ret->psi_some_avg10[r] = (s->psi_present >> r & 1u) ? (uint16_t)s->psi[r].some.avg10 : 0;
+		ret->psi_some_avg10[r] = (s->psi_present >> r & 1u) && s->psi[r].some.present
+		                                 ? (uint16_t)s->psi[r].some.avg10
+		                                 : PW_HISTORY_UNKNOWN;
 	bool rates = d->valid & PW_DERIVED_RATES;
 	ret->intr_rate = rates ? d->intr_rate : NAN;
 	ret->ctxt_rate = rates ? d->ctxt_rate : NAN;
@@ -54,7 +58,10 @@ void pw_history_point_from(const struct pw_sample *s, struct pw_history_point *r
 	ret->swap_in_rate = rates ? d->vm_rate[PW_VM_PSWPIN] : NAN;
 	ret->swap_out_rate = rates ? d->vm_rate[PW_VM_PSWPOUT] : NAN;
 	ret->major_fault_rate = rates ? d->vm_rate[PW_VM_PGMAJFAULT] : NAN;
-	ret->mem_available_kb = s->meminfo.kb[PW_MEM_AVAILABLE];
+	ret->mem_available_kb =
+	        pw_sample_has(s, PW_SRC_MEMINFO) && (s->meminfo.present >> PW_MEM_AVAILABLE & 1u)
+	                ? s->meminfo.kb[PW_MEM_AVAILABLE]
+	                : UINT64_MAX;
 	for (uint32_t id = 0; id < s->cpu_cap; id++)
 		reduce_cpu(&cpus[id], &ret->cpus[id]);
 }
@@ -101,7 +108,8 @@ void pw_history_summarize(const struct pw_ring *ring, int64_t since_mono_ns, voi
 		first_ns = p->mono_ns;
 		uint32_t idle = p->share[PW_MODE_IDLE], iowait = p->share[PW_MODE_IOWAIT];
 		if (idle != PW_HISTORY_UNKNOWN && iowait != PW_HISTORY_UNKNOWN)
-			accumulate(&busy, 100.0 - (idle + iowait) / 100.0);
+			/* Each share was rounded to 1/10000: together they may exceed 10000. */
+			accumulate(&busy, fmax(0.0, 100.0 - (idle + iowait) / 100.0));
 		accumulate(&intr, p->intr_rate);
 		accumulate(&ctxt, p->ctxt_rate);
 		accumulate(&swap_out, p->swap_out_rate);

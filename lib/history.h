@@ -2,7 +2,7 @@
  *
  * Full counters live only in the few newest samples; the history keeps each interval's derived
  * figures at reduced precision (shares in 1/10000, rates as float), so an hour at 1 s costs
- * 3600 * pw_history_point_size(ncpu) bytes: 136 B a sample on 2 CPUs, ~3.1 KiB on 256. */
+ * 3600 * pw_history_point_size(ncpu) bytes: 112 B a sample on 2 CPUs, ~3.1 KiB on 256. */
 #ifndef PW_HISTORY_H
 #define PW_HISTORY_H
 
@@ -21,10 +21,10 @@ struct pw_history_point {
 	uint64_t seq;
 	uint16_t share[PW_MODE_GUEST]; /* host mode shares in 1/10000 */
 	uint16_t busy_cpus, ncpu;
-	uint16_t psi_some_avg10[PW_PSI_COUNT];    /* hundredths of a percent */
+	uint16_t psi_some_avg10[PW_PSI_COUNT];    /* hundredths of a percent, or PW_HISTORY_UNKNOWN */
 	float intr_rate, ctxt_rate, softirq_rate; /* per second, NAN when unknown */
 	float swap_in_rate, swap_out_rate, major_fault_rate;
-	uint64_t mem_available_kb;
+	uint64_t mem_available_kb;    /* UINT64_MAX when MemAvailable is absent */
 	struct pw_history_cpu cpus[]; /* [ncpu] */
 };
 

@@ -57,7 +57,9 @@ static int psi_parse_line(struct pw_scan *scan, struct pw_psi_line *ret)
 		size_t len;
 		int bit;
 
-		pw_scan_token(scan, &tok, &len);
+		/* Not at the end of the line, so a token is there. */
+		if (pw_scan_token(scan, &tok, &len) < 0)
+			return -EINVAL;
 		bit = psi_parse_pair(tok, len, &line);
 		if (bit < 0)
 			return bit;

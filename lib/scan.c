@@ -4,64 +4,6 @@
 #include <errno.h>
 #include <string.h>
 
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-static size_t remaining(const struct pw_scan *scan)
-{
-	return scan->pos < scan->end ? (size_t)(scan->end - scan->pos) : 0;
-}
-
-void pw_scan_init(struct pw_scan *scan, const char *buf, size_t len)
-{
-	scan->pos = buf;
-	scan->end = buf + len;
-}
-
-bool pw_scan_eof(const struct pw_scan *scan)
-{
-	return scan->pos >= scan->end;
-}
-
-void pw_scan_skip_blanks(struct pw_scan *scan)
-{
-	while (scan->pos < scan->end && is_blank(*scan->pos))
-		scan->pos++;
-}
-
-bool pw_scan_at_eol(struct pw_scan *scan)
-{
-	pw_scan_skip_blanks(scan);
-	return scan->pos >= scan->end || *scan->pos == '\n';
-}
-
-void pw_scan_next_line(struct pw_scan *scan)
-{
-	const char *nl = memchr(scan->pos, '\n', remaining(scan));
-	scan->pos = nl ? nl + 1 : scan->end;
-}
-
-int pw_scan_u64(struct pw_scan *scan, uint64_t *ret)
-{
-	pw_scan_skip_blanks(scan);
-	const char *p = scan->pos;
-	uint64_t value = 0;
-
-	if (p >= scan->end || *p < '0' || *p > '9')
-		return -EINVAL;
-	for (; p < scan->end && *p >= '0' && *p <= '9'; p++) {
-		unsigned digit = (unsigned)(*p - '0');
-		if (value > (UINT64_MAX - digit) / 10)
-			return -ERANGE;
-		value = value * 10 + digit;
-	}
-	scan->pos = p;
-	*ret = value;
-	return 0;
-}
-
 int pw_scan_hundredths(struct pw_scan *scan, uint32_t *ret)
 {
 	uint64_t whole, frac = 0;
@@ -86,29 +28,15 @@ int pw_scan_hundredths(struct pw_scan *scan, uint32_t *ret)
 	return 0;
 }
 
-int pw_scan_token(struct pw_scan *scan, const char **ret_start, size_t *ret_len)
-{
-	pw_scan_skip_blanks(scan);
-	const char *start = scan->pos;
-
-	while (scan->pos < scan->end && !is_blank(*scan->pos) && *scan->pos != '\n')
-		scan->pos++;
-	if (scan->pos == start)
-		return -EINVAL;
-	*ret_start = start;
-	*ret_len = (size_t)(scan->pos - start);
-	return 0;
-}
-
 void pw_scan_rest_of_line(struct pw_scan *scan, const char **ret_start, size_t *ret_len)
 {
 	pw_scan_skip_blanks(scan);
 	const char *start = scan->pos;
-	const char *nl = memchr(start, '\n', remaining(scan));
+	const char *nl = memchr(start, '\n', pw_scan_remaining(scan));
 	const char *stop = nl ? nl : scan->end;
 
 	scan->pos = stop;
-	while (stop > start && (is_blank(stop[-1]) || stop[-1] == '\r'))
+	while (stop > start && (pw_scan_is_blank(stop[-1]) || stop[-1] == '\r'))
 		stop--;
 	*ret_start = start;
 	*ret_len = (size_t)(stop - start);
