@@ -3,6 +3,7 @@
 #include "http.h"
 
 #include "clock.h"
+#include "alerts_json.h"
 #include "gzip.h"
 #include "history.h"
 #include "log.h"
@@ -29,8 +30,10 @@ struct pw_http {
 	struct MHD_Daemon *mhd;
 	const struct pw_options *opts;
 	const struct pw_sampler *sampler;
-	struct pw_sample *sample; /* scratch copy of the newest sample */
-	void *point;              /* scratch for history points */
+	const struct pw_watcher *watcher;
+	struct pw_detector_view view; /* scratch copy of the detector's newest view */
+	struct pw_sample *sample;     /* scratch copy of the newest sample */
+	void *point;                  /* scratch for history points */
 	struct pw_outbuf body, gz;
 	double last_scrape_seconds;
 	uint64_t scrapes;
@@ -65,6 +68,15 @@ static const struct pw_sample *latest(struct pw_http *h)
 	return pw_ring_read_latest(pw_sampler_latest(h->sampler), h->sample) ? h->sample : NULL;
 }
 
+/* The detector's newest view into the scratch copy; before it judged its first sample, an empty
+ * view that says the baselines are still learning. */
+static const struct pw_detector_view *detector_view(struct pw_http *h)
+{
+	if (!pw_watcher_view(h->watcher, &h->view))
+		memset(&h->view, 0, sizeof(h->view));
+	return &h->view;
+}
+
 /* Send body, gzipped when the client takes it and it is worth it. */
 static enum MHD_Result respond_body(struct pw_http *h, struct MHD_Connection *conn, const char *type)
 {
@@ -94,6 +106,7 @@ static enum MHD_Result serve_metrics(struct pw_http *h, struct MHD_Connection *c
 	        .history_bytes = pw_sampler_ring_bytes(h->sampler),
 	};
 
+	self.detector = detector_view(h);
 	pw_outbuf_reset(&h->body);
 	if (pw_prom_render(&h->body, latest(h), &options, &self) < 0)
 		return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
@@ -121,7 +134,20 @@ static enum MHD_Result serve_status(struct pw_http *h, struct MHD_Connection *co
 
 	pw_history_summarize(history, now_mono - STATUS_WINDOW_NS, h->point, &recent);
 	self.recent = &recent;
+	self.detector = detector_view(h);
 	char *json = pw_status_render(latest(h), &self);
+	if (!json)
+		return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+	pw_outbuf_reset(&h->body);
+	pw_outbuf_puts(&h->body, json);
+	free(json);
+	return respond_body(h, conn, "application/json");
+}
+
+static enum MHD_Result serve_alerts(struct pw_http *h, struct MHD_Connection *conn)
+{
+	char *json = pw_alerts_render(detector_view(h));
+
 	if (!json)
 		return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
 	pw_outbuf_reset(&h->body);
@@ -164,10 +190,14 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		return serve_status(h, conn);
 	if (strcmp(url, "/healthz") == 0)
 		return serve_healthz(h, conn);
+	if (strcmp(url, "/alerts") == 0)
+		return serve_alerts(h, conn);
 	if (strcmp(url, "/") == 0)
-		return respond_text(conn, MHD_HTTP_OK,
-		                    "perfwatchd " PW_VERSION "\n/metrics  Prometheus metrics\n"
-		                    "/status   what the machine is doing (JSON)\n/healthz  sampler health\n");
+		return respond_text(
+		        conn, MHD_HTTP_OK,
+		        "perfwatchd " PW_VERSION "\n/metrics  Prometheus metrics\n"
+		        "/status   what the machine is doing (JSON)\n/alerts   active alerts (JSON)\n"
+		        "/healthz  sampler health\n");
 	return respond_text(conn, MHD_HTTP_NOT_FOUND, "not found\n");
 }
 
@@ -196,8 +226,8 @@ static void http_free(struct pw_http *h)
 	free(h);
 }
 
-struct pw_http *pw_http_start(const struct pw_options *opts, const struct pw_sampler *sampler, char *err,
-                              size_t err_size)
+struct pw_http *pw_http_start(const struct pw_options *opts, const struct pw_sampler *sampler,
+                              const struct pw_watcher *watcher, char *err, size_t err_size)
 {
 	struct pw_http *h = calloc(1, sizeof(*h));
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
@@ -206,6 +236,7 @@ struct pw_http *pw_http_start(const struct pw_options *opts, const struct pw_sam
 		return snprintf(err, err_size, "out of memory"), NULL;
 	h->opts = opts;
 	h->sampler = sampler;
+	h->watcher = watcher;
 	h->mhd_log_limit.period_ns = 60 * INT64_C(1000000000);
 	pw_outbuf_init(&h->body);
 	pw_outbuf_init(&h->gz);

@@ -5,15 +5,16 @@
 
 #include "options.h"
 #include "sampler.h"
+#include "watcher.h"
 
 #include <stddef.h>
 
 struct pw_http;
 
-/* Listen on opts->listen_addr and serve from sampler (borrowed; must outlive the server).
- * Returns NULL with a reason in err on failure (port in use, bad address, allocation). */
-struct pw_http *pw_http_start(const struct pw_options *opts, const struct pw_sampler *sampler, char *err,
-                              size_t err_size);
+/* Listen on opts->listen_addr and serve from sampler and watcher (borrowed; must outlive the
+ * server). Returns NULL with a reason in err on failure (port in use, bad address, allocation). */
+struct pw_http *pw_http_start(const struct pw_options *opts, const struct pw_sampler *sampler,
+                              const struct pw_watcher *watcher, char *err, size_t err_size);
 
 /* Stop accepting, close connections, free; accepts NULL. */
 void pw_http_stop(struct pw_http *http);

@@ -6,6 +6,7 @@
 #include "log.h"
 #include "options.h"
 #include "sampler.h"
+#include "watcher.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -90,11 +91,18 @@ static void serve_until_signal(const sigset_t *set, const struct pw_sampler *sam
 	}
 }
 
-static int run(const struct pw_options *opts)
+/* Everything the daemon runs, started in data-flow order and stopped in reverse. */
+struct parts {
+	struct pw_collector *collector;
+	struct pw_sampler *sampler;
+	struct pw_watcher *watcher;
+	struct pw_http *http;
+	struct pw_sample *scratch; /* main thread's copy for the error reporter */
+};
+
+static int start_parts(const struct pw_options *opts, struct parts *p, char *err, size_t n)
 {
-	char err[512];
 	int r = 0;
-	sigset_t set;
 	struct pw_collector_config cc = {
 	        .procfs = opts->procfs,
 	        .sysfs = opts->sysfs,
@@ -103,38 +111,58 @@ static int run(const struct pw_options *opts)
 	        .rescan_every = (uint32_t)((RESCAN_PERIOD_NS + opts->interval_ns - 1) / opts->interval_ns),
 	        .interrupts_matrix = opts->interrupts_per_cpu,
 	};
+	uint32_t slots = (uint32_t)(opts->history_ns / opts->interval_ns);
+
+	if (!(p->collector = pw_collector_new(&cc, &r)))
+		return snprintf(err, n, "cannot read %s/stat: %s", opts->procfs, strerror(-r)), -1;
+	p->sampler = pw_sampler_new(p->collector, opts->interval_ns, slots);
+	p->scratch = p->sampler ? malloc(pw_ring_payload_size(pw_sampler_latest(p->sampler))) : NULL;
+	if (!p->sampler || !p->scratch)
+		return snprintf(err, n, "out of memory sizing %u CPUs, %u interrupt lines",
+		                pw_collector_cpu_cap(p->collector), pw_collector_line_cap(p->collector)),
+		       -1;
+	if (!(p->watcher = pw_watcher_new(p->sampler, &opts->detector, err, n)))
+		return -1;
+	if (pw_watcher_start(p->watcher) < 0 || pw_sampler_start(p->sampler) < 0 ||
+	    wait_first_sample(p->sampler) < 0)
+		return snprintf(err, n, "the sampler did not start"), -1;
+	if (!(p->http = pw_http_start(opts, p->sampler, p->watcher, err, n)))
+		return -1;
+	return 0;
+}
+
+static void stop_parts(struct parts *p)
+{
+	pw_http_stop(p->http);
+	if (p->sampler)
+		pw_sampler_stop(p->sampler); /* before the watcher closes the eventfd it writes to */
+	pw_watcher_free(p->watcher);
+	pw_sampler_free(p->sampler);
+	free(p->scratch);
+	pw_collector_free(p->collector);
+}
+
+static int run(const struct pw_options *opts)
+{
+	struct parts parts = {0};
+	char err[1400];
+	sigset_t set;
+	int r = EXIT_FAILURE;
 
 	block_signals(&set);
-	struct pw_collector *collector = pw_collector_new(&cc, &r);
-	if (!collector) {
-		pw_log(LOG_ERR, "cannot read %s/stat: %s", opts->procfs, strerror(-r));
-		return EXIT_FAILURE;
-	}
-	uint32_t slots = (uint32_t)(opts->history_ns / opts->interval_ns);
-	struct pw_sampler *sampler = pw_sampler_new(collector, opts->interval_ns, slots);
-	struct pw_sample *scratch = sampler ? malloc(pw_ring_payload_size(pw_sampler_latest(sampler))) : NULL;
-	struct pw_http *http = NULL;
-	r = EXIT_FAILURE;
-	if (!sampler || !scratch)
-		pw_log(LOG_ERR, "out of memory sizing %u CPUs, %u interrupt lines",
-		       pw_collector_cpu_cap(collector), pw_collector_line_cap(collector));
-	else if (pw_sampler_start(sampler) < 0 || wait_first_sample(sampler) < 0)
-		pw_log(LOG_ERR, "the sampler did not start");
-	else if (!(http = pw_http_start(opts, sampler, err, sizeof(err))))
+	if (start_parts(opts, &parts, err, sizeof(err)) < 0) {
 		pw_log(LOG_ERR, "%s", err);
-	else {
+	} else {
 		pw_log(LOG_INFO, "listening on http://%s, sampling every %.3g s, %u CPUs, history %u samples",
-		       opts->listen, (double)opts->interval_ns / 1e9, pw_collector_cpu_cap(collector), slots);
+		       opts->listen, (double)opts->interval_ns / 1e9, pw_collector_cpu_cap(parts.collector),
+		       (uint32_t)(opts->history_ns / opts->interval_ns));
 		sd_notifyf(0, "READY=1\nSTATUS=sampling every %.3g s, serving %s",
 		           (double)opts->interval_ns / 1e9, opts->listen);
-		serve_until_signal(&set, sampler, scratch);
+		serve_until_signal(&set, parts.sampler, parts.scratch);
 		sd_notify(0, "STOPPING=1");
 		r = EXIT_SUCCESS;
 	}
-	pw_http_stop(http);
-	pw_sampler_free(sampler);
-	free(scratch);
-	pw_collector_free(collector);
+	stop_parts(&parts);
 	return r;
 }
 

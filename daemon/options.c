@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <ini.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,10 @@ static const struct opt_def opt_table[] = {
          "also export interrupt and softirq counts per CPU (many series on big hosts)"},
         {"log-level", OPT_LOG_LEVEL, FIELD(log_level), "LEVEL",
          "error, warning, notice, info or debug (default info)"},
+        {"alert-for", OPT_DURATION, FIELD(alert_for_ns), "DUR",
+         "how long a rule's condition must hold before its alert fires (default 30s)"},
+        {"baseline-warmup", OPT_DURATION, FIELD(detector.warmup_ns), "DUR",
+         "learning time before rules that compare with baselines may fire (default 10m)"},
         {"config", OPT_CLI_ONLY, 0, "FILE", "config file (default " PW_DEFAULT_CONFIG " if it exists)"},
         {"check-config", OPT_CLI_ONLY, 0, NULL, "validate flags and config file, then exit"},
         {"help", OPT_CLI_ONLY, 0, NULL, "show this help and exit"},
@@ -62,6 +67,8 @@ static void defaults(struct pw_options *o)
 	snprintf(o->procfs, sizeof(o->procfs), "/proc");
 	snprintf(o->sysfs, sizeof(o->sysfs), "/sys");
 	o->log_level = LOG_INFO;
+	o->alert_for_ns = 30 * NS_PER_S;
+	pw_detector_config_defaults(&o->detector, o->alert_for_ns, o->interval_ns);
 }
 
 int pw_parse_duration(const char *text, int64_t *ret_ns)
@@ -216,6 +223,46 @@ static const struct opt_def *find_opt(const char *name)
 	return NULL;
 }
 
+/* One key of a [rule.NAME] section: enabled, for, resolve, threshold, critical, sigmas. */
+static int apply_rule(struct pw_options *o, const char *rule, const char *key, const char *value, char *why,
+                      size_t n)
+{
+	int name = pw_alert_name_parse(rule);
+	char *end;
+
+	if (name < 0)
+		return snprintf(why, n, "unknown rule [rule.%s]", rule), -EINVAL;
+	struct pw_rule_config *rc = &o->detector.rules[name];
+	if (strcmp(key, "enabled") == 0) {
+		if (parse_bool(value, &rc->enabled) < 0)
+			return snprintf(why, n, "invalid boolean '%s' (want true or false)", value), -EINVAL;
+		return 0;
+	}
+	if (strcmp(key, "for") == 0 || strcmp(key, "resolve") == 0) {
+		bool is_for = key[0] == 'f';
+		if (pw_parse_duration(value, is_for ? &rc->for_ns : &rc->resolve_ns) < 0)
+			return snprintf(why, n, "invalid duration '%s' (want e.g. 5s, 30s, 2m)", value),
+			       -EINVAL;
+		*(is_for ? &o->rule_for_set : &o->rule_resolve_set) |= 1u << name;
+		return 0;
+	}
+	double *field = strcmp(key, "threshold") == 0  ? &rc->threshold
+	                : strcmp(key, "critical") == 0 ? &rc->critical
+	                : strcmp(key, "sigmas") == 0   ? &rc->sigmas
+	                                               : NULL;
+	if (!field)
+		return snprintf(why, n,
+		                "unknown key '%s' (want enabled, for, resolve, threshold, critical, sigmas)",
+		                key),
+		       -EINVAL;
+	errno = 0;
+	double v = strtod(value, &end);
+	if (end == value || *end || errno || !isfinite(v) || v < 0)
+		return snprintf(why, n, "invalid number '%s' (want a finite number >= 0)", value), -EINVAL;
+	*field = v;
+	return 0;
+}
+
 struct ini_state {
 	struct pw_options *opts;
 	char why[256]; /* reason for the first bad line */
@@ -227,8 +274,12 @@ static int on_ini_entry(void *user, const char *section, const char *name, const
 	const struct opt_def *def = find_opt(name);
 	char why[256];
 
-	if (*section && strcmp(section, "perfwatchd") != 0)
-		snprintf(why, sizeof(why), "unknown section [%s] (want [perfwatchd])", section);
+	if (strncmp(section, "rule.", 5) == 0) {
+		if (apply_rule(st->opts, section + 5, name, value, why, sizeof(why)) == 0)
+			return 1;
+	} else if (*section && strcmp(section, "perfwatchd") != 0)
+		snprintf(why, sizeof(why), "unknown section [%s] (want [perfwatchd] or [rule.NAME])",
+		         section);
 	else if (!def || def->kind == OPT_CLI_ONLY)
 		snprintf(why, sizeof(why), "unknown key '%s'", name);
 	else if (apply(st->opts, def, value, why, sizeof(why)) == 0)
@@ -269,7 +320,10 @@ static void print_help(const char *prog)
 		printf("  %-28s %s\n", flag, opt_table[i].help);
 	}
 	printf("\nEvery option but config, check-config, help and version can be set in the config file\n"
-	       "as 'name = value' (optionally under [perfwatchd]); flags override the file.\n");
+	       "as 'name = value' (optionally under [perfwatchd]); flags override the file.\n"
+	       "Each rule can be tuned in a [rule.NAME] section (NAME: InterruptTimeHigh, CpuFrequencyLow,\n"
+	       "InterruptRateDrop, MemorySwapping, IoWaitHigh, SystemTimeHigh, StealHigh) with the keys\n"
+	       "enabled, for, resolve, threshold, critical and sigmas; see docs/detection.md.\n");
 }
 
 static void build_longopts(struct option *longopts)
@@ -345,6 +399,8 @@ static int validate(const struct pw_options *o, char *err, size_t n)
 		return snprintf(err, n, "history: more than %d samples; raise interval or lower history",
 		                MAX_HISTORY_SAMPLES),
 		       -EINVAL;
+	if (o->alert_for_ns > 24 * 3600 * NS_PER_S)
+		return snprintf(err, n, "alert-for: at most 24h"), -EINVAL;
 	snprintf(path, sizeof(path), "%s/stat", o->procfs);
 	if (access(path, R_OK) != 0)
 		return snprintf(err, n, "procfs: cannot read %s: %s", path, strerror(errno)), -EINVAL;
@@ -365,5 +421,12 @@ int pw_options_load(struct pw_options *o, int argc, char **argv, char *err, size
 		return r;
 	if ((r = apply_cli(o, argc, argv, longopts, err, n)) < 0)
 		return r;
+	/* Rules without their own pending or resolve time follow --alert-for and the interval. */
+	for (int i = 0; i < PW_ALERT_COUNT; i++) {
+		if (!(o->rule_for_set >> i & 1u))
+			o->detector.rules[i].for_ns = o->alert_for_ns;
+		if (!(o->rule_resolve_set >> i & 1u))
+			o->detector.rules[i].resolve_ns = 3 * o->interval_ns;
+	}
 	return validate(o, err, n);
 }

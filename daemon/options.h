@@ -3,6 +3,8 @@
 #ifndef PW_OPTIONS_H
 #define PW_OPTIONS_H
 
+#include "detector.h"
+
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -23,7 +25,11 @@ struct pw_options {
 	bool config_given; /* --config named it: a missing file is then an error */
 	bool check_config;
 	bool interrupts_per_cpu;
-	int log_level; /* syslog priority: LOG_ERR .. LOG_DEBUG */
+	int log_level;                      /* syslog priority: LOG_ERR .. LOG_DEBUG */
+	int64_t alert_for_ns;               /* every rule's pending time unless its section sets one */
+	struct pw_detector_config detector; /* warmup, and per-rule settings from [rule.NAME] sections */
+	uint32_t rule_for_set;              /* bit per rule: its section set "for" */
+	uint32_t rule_resolve_set;          /* bit per rule: its section set "resolve" */
 };
 
 /* Load defaults, then the config file, then the command line over it. On a bad flag, value or

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 struct pw_sampler {
 	struct pw_collector *collector;
@@ -17,9 +18,10 @@ struct pw_sampler {
 	struct pw_sample *samples[2]; /* current and previous, swapped each sample */
 	struct pw_history_point *point;
 	size_t sample_size;
-	uint64_t taken, missed;
+	uint64_t taken, missed, notify_failures;
 	int64_t duration_total_ns;
 
+	int notify_fd;
 	pthread_t thread;
 	bool running;
 	pthread_mutex_t stop_lock; /* only for the stop wake-up, never held while sampling */
@@ -37,6 +39,7 @@ struct pw_sampler *pw_sampler_new(struct pw_collector *collector, int64_t interv
 	if (!s)
 		return NULL;
 	s->collector = collector;
+	s->notify_fd = -1;
 	s->interval_ns = interval_ns;
 	s->sample_size =
 	        pw_sample_size(cpu_cap, pw_collector_line_cap(collector), pw_collector_has_matrix(collector));
@@ -82,6 +85,17 @@ static void take_sample(struct pw_sampler *s)
 	pw_history_point_from(cur, s->point);
 	pw_ring_publish(s->history, s->point);
 	atomic_store_explicit(&s->last_mono_ns, cur->mono_ns, memory_order_release);
+	if (s->notify_fd >= 0) {
+		uint64_t one = 1;
+		/* EFD_NONBLOCK: a full counter (never in practice) drops the wake-up, not the sampler. */
+		if (write(s->notify_fd, &one, sizeof(one)) < 0)
+			s->notify_failures++;
+	}
+}
+
+void pw_sampler_notify(struct pw_sampler *s, int fd)
+{
+	s->notify_fd = fd;
 }
 
 /* Sleep until deadline_ns or a stop request; true when asked to stop. */
@@ -174,4 +188,14 @@ uint64_t pw_sampler_ring_bytes(const struct pw_sampler *s)
 {
 	return (uint64_t)pw_ring_payload_size(s->latest) * pw_ring_capacity(s->latest) +
 	       (uint64_t)pw_ring_payload_size(s->history) * pw_ring_capacity(s->history);
+}
+
+uint32_t pw_sampler_cpu_cap(const struct pw_sampler *s)
+{
+	return pw_collector_cpu_cap(s->collector);
+}
+
+uint32_t pw_sampler_line_cap(const struct pw_sampler *s)
+{
+	return pw_collector_line_cap(s->collector);
 }

@@ -18,6 +18,10 @@ struct pw_sampler;
 struct pw_sampler *pw_sampler_new(struct pw_collector *collector, int64_t interval_ns,
                                   uint32_t history_slots);
 
+/* After each publication, add 1 to the eventfd fd (non-blocking: the sampler never waits on it), so a
+ * reader can sleep until there is something new. Call before pw_sampler_start; -1 for none. */
+void pw_sampler_notify(struct pw_sampler *sampler, int fd);
+
 /* Start the thread; the first sample is taken at once. Returns 0 or -errno. */
 int pw_sampler_start(struct pw_sampler *sampler);
 
@@ -33,6 +37,10 @@ const struct pw_ring *pw_sampler_history(const struct pw_sampler *sampler);
 
 /* Any thread: CLOCK_MONOTONIC of the newest sample, or 0 before the first. */
 int64_t pw_sampler_last_mono_ns(const struct pw_sampler *sampler);
+
+/* The capacities of the samples it publishes. */
+uint32_t pw_sampler_cpu_cap(const struct pw_sampler *sampler);
+uint32_t pw_sampler_line_cap(const struct pw_sampler *sampler);
 
 /* Bytes both rings hold. */
 uint64_t pw_sampler_ring_bytes(const struct pw_sampler *sampler);

@@ -4,7 +4,8 @@
  * of the table and writes series straight into the output buffer. A family's HELP/TYPE banner is
  * written lazily before its first series, so a family with nothing to show is omitted entirely.
  * Kernel units are converted to base units here: ticks / USER_HZ and microseconds are printed as
- * exact decimals, kB and pages become bytes, kHz becomes hertz.
+ * exact decimals, kB and pages become bytes, kHz becomes hertz. When the daemon passes the detector's
+ * snapshot, its active alerts (like Prometheus' ALERTS) and its signals' baselines follow the sample.
  *
  * Formats: https://prometheus.io/docs/instrumenting/exposition_formats/ and
  * https://github.com/OpenObservability/OpenMetrics/blob/main/specification/OpenMetrics.md.
@@ -112,6 +113,11 @@ enum fam_id {
 	F_SOURCE_PRESENT,
 	F_LINES_DROPPED,
 	F_LAST_SAMPLE_TIME,
+	F_ALERTS,
+	F_BASELINE_MEAN,
+	F_BASELINE_SPREAD,
+	F_DETECTOR_WARM,
+	F_DETECTOR_MISSED,
 	F_INTERVAL,
 	F_HISTORY_CAPACITY,
 	F_HISTORY_BYTES,
@@ -241,6 +247,19 @@ static const struct family families[F_COUNT] = {
         [F_LAST_SAMPLE_TIME] =
                 GAUGE_UNIT("last_sample_timestamp_seconds", "seconds",
                            "When the latest sample was read, in seconds since the Unix epoch (perfwatch)."),
+        [F_ALERTS] = GAUGE("alerts", "1 for each pending or firing alert, like the ALERTS series of "
+                                     "Prometheus (perfwatch detector)."),
+        [F_BASELINE_MEAN] = GAUGE("baseline_mean",
+                                  "What a signal normally is: the exponentially weighted mean the "
+                                  "detector compares it with, in the signal's unit (perfwatch detector)."),
+        [F_BASELINE_SPREAD] =
+                GAUGE("baseline_spread", "How much a signal normally varies: the exponentially weighted "
+                                         "standard deviation around baseline_mean (perfwatch detector)."),
+        [F_DETECTOR_WARM] = GAUGE("detector_warm", "1 once the baselines have learned for the warmup time, "
+                                                   "so the baseline rules can fire (perfwatch detector)."),
+        [F_DETECTOR_MISSED] = COUNTER("detector_samples_missed",
+                                      "Samples the detector could not read because it fell behind the "
+                                      "sample ring (perfwatch detector)."),
         [F_INTERVAL] = GAUGE_UNIT("interval_seconds", "seconds", "Configured sampling interval (perfwatch)."),
         [F_HISTORY_CAPACITY] =
                 GAUGE("history_capacity_samples", "Samples the history ring holds (perfwatch)."),
@@ -268,6 +287,10 @@ enum label_name {
 	L_WINDOW,
 	L_BY,
 	L_VERSION,
+	L_ALERTNAME,
+	L_ALERTSTATE,
+	L_SEVERITY,
+	L_SIGNAL,
 	L_NONE
 };
 
@@ -294,6 +317,10 @@ static const struct {
         [L_WINDOW] = LABEL_NAME("window"),
         [L_BY] = LABEL_NAME("by"),
         [L_VERSION] = LABEL_NAME("version"),
+        [L_ALERTNAME] = LABEL_NAME("alertname"),
+        [L_ALERTSTATE] = LABEL_NAME("alertstate"),
+        [L_SEVERITY] = LABEL_NAME("severity"),
+        [L_SIGNAL] = LABEL_NAME("signal"),
 };
 
 /* Render state: the family being written and whether its banner and label set are open. */
@@ -915,6 +942,38 @@ static void render_sampler(struct render *r)
 	scalar_ratio(r, F_LAST_SAMPLE_TIME, nonneg(s->real_ns), 1000000000);
 }
 
+/* The detector: its active alerts as Prometheus' ALERTS would show them, then the band each
+ * signal normally moves in, so a dashboard can draw the live value inside it. */
+static void render_detector(struct render *r, const struct pw_detector_view *view)
+{
+	uint32_t nalerts = view->nalerts < PW_ALERT_COUNT ? view->nalerts : PW_ALERT_COUNT;
+
+	family(r, F_ALERTS);
+	for (uint32_t i = 0; i < nalerts; i++) {
+		const struct pw_alert *a = &view->alerts[i];
+		if (a->state != PW_ALERT_PENDING && a->state != PW_ALERT_FIRING)
+			continue;
+		series(r);
+		label(r, L_ALERTNAME, pw_alert_name_str(a->name));
+		label(r, L_ALERTSTATE, pw_alert_state_str(a->state));
+		label(r, L_SEVERITY, pw_severity_str(a->severity));
+		value_u64(r, 1);
+	}
+	for (int spread = 0; spread <= 1; spread++) {
+		family(r, spread ? F_BASELINE_SPREAD : F_BASELINE_MEAN);
+		for (unsigned sig = 0; sig < PW_SIG_COUNT; sig++) {
+			const struct pw_baseline *b = &view->baselines[sig];
+			if (!(b->learned_s > 0)) /* nothing learned yet: no band to draw */
+				continue;
+			series(r);
+			label(r, L_SIGNAL, pw_signal_name((enum pw_signal)sig));
+			value_double(r, spread ? sqrt(b->var > 0 ? b->var : 0) : b->mean);
+		}
+	}
+	scalar_u64(r, F_DETECTOR_WARM, view->warm);
+	scalar_u64(r, F_DETECTOR_MISSED, view->samples_missed);
+}
+
 /* What the daemon knows about itself. */
 static void render_self(struct render *r, const struct pw_prom_self *self)
 {
@@ -993,6 +1052,8 @@ int pw_prom_render(struct pw_outbuf *out, const struct pw_sample *sample,
 		render_loadavg(&r);
 		render_sampler(&r);
 	}
+	if (self && self->detector)
+		render_detector(&r, self->detector);
 	if (self)
 		render_self(&r, self);
 	if (r.om)

@@ -6,6 +6,7 @@
 #ifndef PW_PROMETHEUS_H
 #define PW_PROMETHEUS_H
 
+#include "detector.h"
 #include "outbuf.h"
 #include "sample.h"
 
@@ -17,8 +18,9 @@ struct pw_prom_self {
 	double interval_seconds;    /* configured sampling interval */
 	double last_scrape_seconds; /* duration of the previous /metrics render, or < 0 if none */
 	uint64_t scrapes_total;
-	uint32_t history_capacity; /* samples the history ring holds */
-	uint64_t history_bytes;    /* memory the rings hold */
+	uint32_t history_capacity;               /* samples the history ring holds */
+	uint64_t history_bytes;                  /* memory the rings hold */
+	const struct pw_detector_view *detector; /* alerts and baselines, or NULL: detector off */
 };
 
 struct pw_prom_options {
@@ -33,7 +35,8 @@ const char *pw_prom_content_type(enum pw_prom_format format);
  * application/openmetrics-text, else the text format. */
 enum pw_prom_format pw_prom_negotiate(const char *accept);
 
-/* Append the exposition of sample (may be NULL: only self-metrics) to out. Returns 0 or -ENOMEM.
+/* Append the exposition of sample (may be NULL: only self-metrics) to out, with self->detector's
+ * alerts and baselines when there is one. Returns 0 or -ENOMEM.
  * Pure: no clocks, no I/O; thread-safe for distinct out buffers. */
 int pw_prom_render(struct pw_outbuf *out, const struct pw_sample *sample,
                    const struct pw_prom_options *options, const struct pw_prom_self *self);

@@ -4,15 +4,20 @@
  * not parse in this sample; inside a section, a figure derived over the interval (shares, rates,
  * average frequency) is null when the sample does not carry it (the first sample, a counter reset).
  * Rounding: percentages 1 decimal, MiB 1 decimal, MHz integers, rates 1 decimal below 100/s and
- * integers above, PSI and load averages the kernel's 2 decimals. */
+ * integers above, PSI and load averages the kernel's 2 decimals (the pw_json_* helpers of
+ * alerts_json.h, shared with /alerts). At the end: the detector's active alerts, a diagnosis in
+ * plain words built from them (or from the main figures when all is quiet), and the detector's
+ * own state. */
 #include "status_json.h"
+
+#include "alerts_json.h"
 
 #include <jansson.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define DEFAULT_TOP_N 5
 
@@ -37,61 +42,9 @@ static void push(struct doc *d, json_t *array, json_t *value)
 		d->failed = true;
 }
 
-static double round_to(double value, int decimals)
-{
-	double scale = decimals == 0 ? 1 : decimals == 1 ? 10 : decimals == 2 ? 100 : 1000;
-
-	return round(value * scale) / scale;
-}
-
-static json_t *real(double value, int decimals)
-{
-	return isfinite(value) ? json_real(round_to(value, decimals)) : json_null();
-}
-
-static json_t *percent(double fraction)
-{
-	return real(fraction * 100.0, 1);
-}
-
-static json_t *rate(double per_second)
-{
-	return real(per_second, fabs(per_second) >= 100 ? 0 : 1);
-}
-
-static json_t *mhz(uint32_t khz)
-{
-	return khz ? json_integer((khz + 500) / 1000) : json_null();
-}
-
-static json_t *string_or_null(const char *str, size_t max)
-{
-	size_t n = strnlen(str, max);
-
-	return n ? json_stringn(str, n) : json_null();
-}
-
 static bool host_has(const struct doc *d, uint32_t derived)
 {
 	return (d->sample->derived.valid & derived) == derived;
-}
-
-/* RFC 3339 UTC with milliseconds: 2024-05-01T12:00:00.123Z. */
-static json_t *rfc3339(int64_t real_ns)
-{
-	time_t secs = (time_t)(real_ns / 1000000000);
-	long ms = (long)(real_ns % 1000000000 / 1000000);
-	struct tm tm;
-	char buf[40];
-
-	if (ms < 0) {
-		secs--;
-		ms += 1000;
-	}
-	if (!gmtime_r(&secs, &tm) || strftime(buf, 24, "%Y-%m-%dT%H:%M:%S", &tm) == 0)
-		return json_null();
-	snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), ".%03ldZ", ms);
-	return json_string(buf);
 }
 
 static json_t *sample_section(struct doc *d)
@@ -105,9 +58,9 @@ static json_t *sample_section(struct doc *d)
 	else if (d->self && d->self->now_real_ns)
 		age = (double)(d->self->now_real_ns - s->real_ns) / 1e9;
 	set(d, obj, "seq", json_integer((json_int_t)s->seq));
-	set(d, obj, "time", rfc3339(s->real_ns));
-	set(d, obj, "age_seconds", real(age, 1));
-	set(d, obj, "interval_seconds", real((double)s->interval_ns / 1e9, 3));
+	set(d, obj, "time", pw_json_rfc3339(s->real_ns));
+	set(d, obj, "age_seconds", pw_json_real(age, 1));
+	set(d, obj, "interval_seconds", pw_json_real((double)s->interval_ns / 1e9, 3));
 	return obj;
 }
 
@@ -117,7 +70,7 @@ static json_t *modes_percent(struct doc *d, const float *share, unsigned nmodes)
 	json_t *obj = json_object();
 
 	for (unsigned m = 0; m < nmodes && m < PW_MODE_COUNT; m++)
-		set(d, obj, pw_cpu_mode_name((enum pw_cpu_mode)m), percent(share[m]));
+		set(d, obj, pw_cpu_mode_name((enum pw_cpu_mode)m), pw_json_percent(share[m]));
 	return obj;
 }
 
@@ -126,7 +79,7 @@ static json_t *busy_percent(const float *share, unsigned nmodes)
 {
 	double idle = share[PW_MODE_IDLE] + (nmodes > PW_MODE_IOWAIT ? share[PW_MODE_IOWAIT] : 0.0f);
 
-	return percent(1.0 - idle);
+	return pw_json_percent(1.0 - idle);
 }
 
 static json_t *frequency(struct doc *d, const struct pw_cpu_sample *cpu)
@@ -137,12 +90,12 @@ static json_t *frequency(struct doc *d, const struct pw_cpu_sample *cpu)
 	if (!pw_sample_has(d->sample, PW_SRC_CPUFREQ) || !(cpu->freq_flags & PW_FREQ_HAS_CPUFREQ))
 		return json_null();
 	obj = json_object();
-	set(d, obj, "avg_mhz", derived ? mhz(cpu->avg_khz) : json_null());
-	set(d, obj, "cur_mhz", mhz(cpu->cur_khz));
-	set(d, obj, "max_mhz", mhz(cpu->max_khz));
-	set(d, obj, "percent_of_max", derived ? percent(cpu->freq_ratio) : json_null());
-	set(d, obj, "governor", string_or_null(cpu->governor, sizeof(cpu->governor)));
-	set(d, obj, "driver", string_or_null(cpu->driver, sizeof(cpu->driver)));
+	set(d, obj, "avg_mhz", derived ? pw_json_mhz(cpu->avg_khz) : json_null());
+	set(d, obj, "cur_mhz", pw_json_mhz(cpu->cur_khz));
+	set(d, obj, "max_mhz", pw_json_mhz(cpu->max_khz));
+	set(d, obj, "percent_of_max", derived ? pw_json_percent(cpu->freq_ratio) : json_null());
+	set(d, obj, "governor", pw_json_text(cpu->governor, sizeof(cpu->governor)));
+	set(d, obj, "driver", pw_json_text(cpu->driver, sizeof(cpu->driver)));
 	set(d, obj, "source",
 	    json_string(cpu->freq_flags & PW_FREQ_AVG_FROM_STATS ? "time_in_state" : "scaling_cur_freq"));
 	return obj;
@@ -230,9 +183,9 @@ static json_t *top_lines(struct doc *d, const struct pw_line_sample *lines, uint
 		json_t *obj = json_object();
 		set(d, obj, "irq",
 		    json_stringn(lines[i].line.irq, strnlen(lines[i].line.irq, PW_IRQ_NAME_MAX)));
-		set(d, obj, "device", string_or_null(lines[i].line.device, PW_IRQ_DEVICE_MAX));
-		set(d, obj, "chip", string_or_null(lines[i].line.chip, PW_IRQ_CHIP_MAX));
-		set(d, obj, "per_second", rate(prev_rate));
+		set(d, obj, "device", pw_json_text(lines[i].line.device, PW_IRQ_DEVICE_MAX));
+		set(d, obj, "chip", pw_json_text(lines[i].line.chip, PW_IRQ_CHIP_MAX));
+		set(d, obj, "per_second", pw_json_rate(prev_rate));
 		push(d, list, obj);
 	}
 	return list;
@@ -249,7 +202,7 @@ static json_t *interrupts_per_cpu(struct doc *d)
 		json_t *obj = json_object();
 		set(d, obj, "cpu", json_integer(c));
 		set(d, obj, "per_second",
-		    cpu->derived_valid & PW_DERIVED_RATES ? rate(cpu->interrupt_rate) : json_null());
+		    cpu->derived_valid & PW_DERIVED_RATES ? pw_json_rate(cpu->interrupt_rate) : json_null());
 		push(d, list, obj);
 	}
 	return list;
@@ -269,7 +222,7 @@ static json_t *interrupts_section(struct doc *d)
 	/* The total is /proc/stat's intr (vmstat's "in"): summing the lines would count x86 TLB
 	 * shootdowns twice (they are inside CAL too). */
 	set(d, obj, "per_second",
-	    rates && isfinite(s->derived.intr_rate) ? rate(s->derived.intr_rate) : json_null());
+	    rates && isfinite(s->derived.intr_rate) ? pw_json_rate(s->derived.intr_rate) : json_null());
 	set(d, obj, "lines", json_integer(nlines));
 	set(d, obj, "lines_dropped", json_integer(s->interrupts.dropped));
 	set(d, obj, "top", rates ? top_lines(d, lines, nlines) : json_null());
@@ -289,7 +242,7 @@ static json_t *softirqs_section(struct doc *d)
 	if (!pw_sample_has(s, PW_SRC_SOFTIRQS))
 		return json_null();
 	obj = json_object();
-	set(d, obj, "per_second", rates ? rate(s->derived.softirq_total_rate) : json_null());
+	set(d, obj, "per_second", rates ? pw_json_rate(s->derived.softirq_total_rate) : json_null());
 	if (!rates) {
 		set(d, obj, "top", json_null());
 		return obj;
@@ -304,7 +257,7 @@ static json_t *softirqs_section(struct doc *d)
 		prev_rate = rates_present[t];
 		json_t *item = json_object();
 		set(d, item, "type", json_string(pw_softirq_name((enum pw_softirq_type)t)));
-		set(d, item, "per_second", rate(prev_rate));
+		set(d, item, "per_second", pw_json_rate(prev_rate));
 		push(d, list, item);
 	}
 	set(d, obj, "top", list);
@@ -320,9 +273,10 @@ static void stat_figures(struct doc *d, json_t *root)
 	uint32_t present = up ? s->stat.present : 0;
 
 	set(d, root, "context_switches_per_second",
-	    rates && (present & PW_PROCSTAT_HAS_CTXT) ? rate(s->derived.ctxt_rate) : json_null());
+	    rates && (present & PW_PROCSTAT_HAS_CTXT) ? pw_json_rate(s->derived.ctxt_rate) : json_null());
 	set(d, root, "forks_per_second",
-	    rates && (present & PW_PROCSTAT_HAS_PROCESSES) ? rate(s->derived.fork_rate) : json_null());
+	    rates && (present & PW_PROCSTAT_HAS_PROCESSES) ? pw_json_rate(s->derived.fork_rate)
+	                                                   : json_null());
 	set(d, root, "procs_running",
 	    present & PW_PROCSTAT_HAS_PROCS_RUNNING ? json_integer((json_int_t)s->stat.procs_running)
 	                                            : json_null());
@@ -354,8 +308,9 @@ static json_t *memory_section(struct doc *d)
 	obj = json_object();
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		set(d, obj, rows[i].key,
-		    mem->present & (1u << rows[i].field) ? real((double)mem->kb[rows[i].field] / 1024.0, 1)
-		                                         : json_null());
+		    mem->present & (1u << rows[i].field)
+		            ? pw_json_real((double)mem->kb[rows[i].field] / 1024.0, 1)
+		            : json_null());
 	return obj;
 }
 
@@ -370,7 +325,7 @@ static json_t *vm_rate(struct doc *d, uint32_t mask)
 	for (unsigned f = 0; f < PW_VM_COUNT; f++)
 		if (vm->present & mask & (1u << f))
 			sum += d->sample->derived.vm_rate[f];
-	return rate(sum);
+	return pw_json_rate(sum);
 }
 
 static json_t *paging_section(struct doc *d)
@@ -455,7 +410,7 @@ static json_t *sampler_section(struct doc *d)
 
 	set(d, obj, "samples_taken", json_integer((json_int_t)s->samples_taken));
 	set(d, obj, "missed_deadlines", json_integer((json_int_t)s->missed_deadlines));
-	set(d, obj, "last_duration_ms", real((double)s->duration_ns / 1e6, 2));
+	set(d, obj, "last_duration_ms", pw_json_real((double)s->duration_ns / 1e6, 2));
 	set(d, obj, "counter_resets", json_integer((json_int_t)s->counter_resets));
 	set(d, obj, "history_samples", d->self ? json_integer(d->self->history_samples) : json_null());
 	for (unsigned i = 0; i < PW_SRC_COUNT; i++) {
@@ -475,9 +430,9 @@ static json_t *window_stat(struct doc *d, const struct pw_history_stat *stat, in
 	if (!isfinite(stat->avg))
 		return json_null();
 	obj = json_object();
-	set(d, obj, "min", real(stat->min, decimals));
-	set(d, obj, "avg", real(stat->avg, decimals));
-	set(d, obj, "max", real(stat->max, decimals));
+	set(d, obj, "min", pw_json_real(stat->min, decimals));
+	set(d, obj, "avg", pw_json_real(stat->avg, decimals));
+	set(d, obj, "max", pw_json_real(stat->max, decimals));
 	return obj;
 }
 
@@ -492,11 +447,99 @@ static json_t *recent_section(struct doc *d)
 		return json_null();
 	obj = json_object();
 	set(d, obj, "samples", json_integer(h->points));
-	set(d, obj, "span_seconds", real(h->span_seconds, 1));
+	set(d, obj, "span_seconds", pw_json_real(h->span_seconds, 1));
 	set(d, obj, "busy_percent", window_stat(d, &h->busy_percent, 1));
 	set(d, obj, "interrupts_per_second", window_stat(d, &h->intr_rate, 0));
 	set(d, obj, "context_switches_per_second", window_stat(d, &h->ctxt_rate, 0));
 	set(d, obj, "swap_out_pages_per_second", window_stat(d, &h->swap_out_rate, 1));
+	return obj;
+}
+
+static const struct pw_detector_view *detector(const struct doc *d)
+{
+	return d->self ? d->self->detector : NULL;
+}
+
+/* Room for a sentence per rule and the closing remark. */
+#define DIAGNOSIS_MAX (PW_ALERT_COUNT * (sizeof(((struct pw_alert *)0)->summary) + 16) + 256)
+
+struct text {
+	char buf[DIAGNOSIS_MAX];
+	size_t len;
+};
+
+/* Append to t, cutting what does not fit (it always fits: DIAGNOSIS_MAX). */
+__attribute__((format(printf, 2, 3))) static void append(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(t->buf + t->len, sizeof(t->buf) - t->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		t->len += (size_t)n < sizeof(t->buf) - t->len ? (size_t)n : sizeof(t->buf) - t->len - 1;
+}
+
+/* The figures a quiet host is summed up by: how busy, how many interrupts. */
+static void quiet_figures(const struct doc *d, struct text *t)
+{
+	const struct pw_sample *s = d->sample;
+	const char *sep = ": ";
+
+	append(t, "nothing unusual");
+	if (pw_sample_has(s, PW_SRC_STAT) && host_has(d, PW_DERIVED_SHARES)) {
+		const float *share = s->derived.share;
+		double idle = share[PW_MODE_IDLE] +
+		              (s->stat.total.nmodes > PW_MODE_IOWAIT ? share[PW_MODE_IOWAIT] : 0.0f);
+		if (isfinite(idle)) {
+			append(t, "%sCPUs %.1f%% busy", sep, 100.0 * (1.0 - idle));
+			sep = ", ";
+		}
+	}
+	if (pw_sample_has(s, PW_SRC_STAT) && host_has(d, PW_DERIVED_RATES) && isfinite(s->derived.intr_rate))
+		append(t, "%s%.*f interrupts/s", sep, s->derived.intr_rate >= 100 ? 0 : 1,
+		       s->derived.intr_rate);
+}
+
+/* One sentence per active alert, most urgent first; else what the detector is doing. */
+static json_t *diagnosis(const struct doc *d)
+{
+	const struct pw_detector_view *view = detector(d);
+	const struct pw_alert *alerts[PW_ALERT_COUNT];
+	struct text t = {.len = 0};
+	size_t n;
+
+	if (!view)
+		return json_string("the detector is off: perfwatch samples, but no incident rules run");
+	t.buf[0] = '\0';
+	n = pw_alerts_by_urgency(view, alerts, PW_ALERT_COUNT);
+	for (size_t i = 0; i < n; i++)
+		append(&t, "%s%s%.*s.", i ? " " : "", alerts[i]->state == PW_ALERT_PENDING ? "Pending: " : "",
+		       (int)strnlen(alerts[i]->summary, sizeof(alerts[i]->summary)), alerts[i]->summary);
+	/* CpuFrequencyLow needs no baseline, so an alert can be active while the others still learn. */
+	if (!view->warm)
+		append(&t, "%s",
+		       n ? " Still learning baselines; incident rules that compare with them start "
+		           "after the warmup."
+		         : "learning baselines; incident rules that compare with them start after the "
+		           "warmup");
+	else if (n == 0)
+		quiet_figures(d, &t);
+	return pw_json_text(t.buf, t.len);
+}
+
+static json_t *detector_section(struct doc *d)
+{
+	const struct pw_detector_view *view = detector(d);
+	json_t *obj;
+
+	if (!view)
+		return json_null();
+	obj = json_object();
+	set(d, obj, "warm", json_boolean(view->warm));
+	set(d, obj, "samples_seen", json_integer((json_int_t)view->samples_seen));
+	set(d, obj, "samples_missed", json_integer((json_int_t)view->samples_missed));
 	return obj;
 }
 
@@ -515,26 +558,9 @@ static void build(struct doc *d, json_t *root)
 	set(d, root, "load", load_section(d));
 	set(d, root, "recent", recent_section(d));
 	set(d, root, "sampler", sampler_section(d));
-}
-
-/* json_dumps plus the trailing newline the contract promises. */
-static char *dump(json_t *root)
-{
-	char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
-	size_t len;
-	char *grown;
-
-	if (!text)
-		return NULL;
-	len = strlen(text);
-	grown = realloc(text, len + 2);
-	if (!grown) {
-		free(text);
-		return NULL;
-	}
-	grown[len] = '\n';
-	grown[len + 1] = '\0';
-	return grown;
+	set(d, root, "alerts", pw_alerts_json_array(detector(d)));
+	set(d, root, "diagnosis", diagnosis(d));
+	set(d, root, "detector", detector_section(d));
 }
 
 char *pw_status_render(const struct pw_sample *sample, const struct pw_status_self *self)
@@ -550,11 +576,12 @@ char *pw_status_render(const struct pw_sample *sample, const struct pw_status_se
 		d.ncpu = sample->ncpu < sample->cpu_cap ? sample->ncpu : sample->cpu_cap;
 		build(&d, root);
 	} else {
+		/* Before the first sample there is nothing to diagnose. */
 		set(&d, root, "status", json_string("starting"));
+		set(&d, root, "alerts", pw_alerts_json_array(detector(&d)));
 	}
-	set(&d, root, "alerts", json_array());
 	if (!d.failed)
-		text = dump(root);
+		text = pw_json_dump(root);
 	json_decref(root);
 	return text;
 }

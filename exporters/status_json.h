@@ -1,8 +1,10 @@
 /* status_json.h — a sample as the /status document: what the machine is doing, in figures rounded
- * for people (percentages with one decimal, MHz, MiB). Raw counters belong to /metrics. */
+ * for people (percentages with one decimal, MHz, MiB), the detector's active alerts and a short
+ * diagnosis in plain words. Raw counters belong to /metrics. */
 #ifndef PW_STATUS_JSON_H
 #define PW_STATUS_JSON_H
 
+#include "detector.h"
 #include "history.h"
 #include "sample.h"
 
@@ -14,11 +16,13 @@ struct pw_status_self {
 	uint32_t history_samples; /* samples currently in the history ring */
 	uint32_t top_n;           /* how many interrupt lines / softirq types to list (e.g. 5) */
 	const struct pw_history_summary *recent; /* the last minute, or NULL */
+	const struct pw_detector_view *detector; /* the detector's snapshot, or NULL: detector off */
 };
 
 /* Render sample (may be NULL: sampler not ready yet) as pretty-printed JSON with a trailing
  * newline. Returns a malloc'd NUL-terminated string the caller frees, or NULL on allocation failure.
- * The document has "alerts": [] for the detector to fill. Thread-safe. */
+ * "alerts" lists self->detector's active alerts ([] without a detector), "diagnosis" says in one
+ * short paragraph what they mean, "detector" is its state (null without one). Thread-safe. */
 char *pw_status_render(const struct pw_sample *sample, const struct pw_status_self *self);
 
 #endif

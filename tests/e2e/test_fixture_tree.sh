@@ -20,7 +20,8 @@ for id in vm-2cpu-idle-1 host-16cpu-load-1; do
 	pw_get status |
 		jq -S '.sample.time = "T" | .sample.age_seconds = 0 | .sample.interval_seconds = 0 | .sample.seq = 0
 			| .sampler.samples_taken = 0 | .sampler.last_duration_ms = 0 | .sampler.history_samples = 0
-			| .sampler.missed_deadlines = 0 | if .recent then .recent = "masked" else . end' >"$PW_WORK/$id.json"
+			| .sampler.missed_deadlines = 0 | if .recent then .recent = "masked" else . end
+			| if .detector then .detector.samples_seen = 0 else . end' >"$PW_WORK/$id.json"
 	pw_golden "$PW_WORK/$id.json" "$golden/$id.json"
 	[ "$(curl -s -o /dev/null -w '%{http_code}' "$PW_URL/healthz")" = 200 ] || pw_fail "/healthz not 200"
 	pw_stop "$PW_PID"

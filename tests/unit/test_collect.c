@@ -84,6 +84,14 @@ static void copy_tree(const char *rel, char *ret, size_t size)
 	run("cp -a '%s/.' '%s/'", src, ret);
 }
 
+/* A scratch copy of the VM capture: its root, proc and sys paths (buffers of PATH_MAX bytes). */
+static void copy_vm(char *tree, char *proc, char *sys)
+{
+	copy_tree(VM, tree, PATH_MAX);
+	join(proc, PATH_MAX, tree, "proc");
+	join(sys, PATH_MAX, tree, "sys");
+}
+
 static const char *at(const char *dir, const char *rel)
 {
 	static char path[PATH_MAX];
@@ -150,17 +158,6 @@ static void read_into(struct pw_collector *c, struct pw_sample *s)
 	pw_collector_read(c, s);
 }
 
-static int line_index(const struct pw_sample *s, const char *irq)
-{
-	const struct pw_line_sample *lines = pw_sample_lines_const(s);
-
-	for (uint32_t i = 0; i < s->nlines; i++)
-		if (strcmp(lines[i].line.irq, irq) == 0)
-			return (int)i;
-	ck_abort_msg("no line %s", irq);
-	return -1;
-}
-
 static uint64_t errors_total(const struct pw_sample *s)
 {
 	uint64_t n = 0;
@@ -218,7 +215,7 @@ START_TEST(test_vm_values)
 	struct pw_sample *s = sample_for(c);
 	const struct pw_cpu_sample *cpus;
 	const uint64_t *matrix;
-	int l;
+	uint32_t l;
 
 	read_into(c, s);
 	cpus = pw_sample_cpus_const(s);
@@ -242,10 +239,10 @@ START_TEST(test_vm_values)
 	/* /proc/interrupts: 35 lines under the header, a line's total, the matrix and column sums. */
 	ck_assert_uint_eq(s->nlines, 35);
 	ck_assert_uint_eq(s->interrupts.dropped, 0);
-	l = line_index(s, "36");
+	l = pw_test_line_index(s, "36");
 	ck_assert_uint_eq(pw_sample_lines(s)[l].line.total, 36611);
 	ck_assert_str_eq(pw_sample_lines(s)[l].line.device, "virtio1-req.0");
-	ck_assert_uint_eq(pw_sample_lines(s)[line_index(s, "LOC")].line.total, 21189 + 18259);
+	ck_assert_uint_eq(pw_sample_lines(s)[pw_test_line_index(s, "LOC")].line.total, 21189 + 18259);
 	matrix = pw_sample_matrix_const(s);
 	ck_assert_ptr_nonnull(matrix);
 	ck_assert_uint_eq(matrix[(size_t)l * s->cpu_cap + 0], 0);
@@ -455,9 +452,7 @@ START_TEST(test_missing_file)
 	struct pw_sample *s;
 	uint32_t reads = 0;
 
-	copy_tree(VM, tree, sizeof(tree));
-	join(proc, sizeof(proc), tree, "proc");
-	join(sys, sizeof(sys), tree, "sys");
+	copy_vm(tree, proc, sys);
 	ck_assert_int_eq(unlink(at(proc, "softirqs")), 0);
 	c = collector_at(proc, sys, rescan_every, false);
 	s = sample_for(c);
@@ -490,9 +485,7 @@ START_TEST(test_no_pressure_dir)
 	struct pw_collector *c;
 	struct pw_sample *s;
 
-	copy_tree(VM, tree, sizeof(tree));
-	join(proc, sizeof(proc), tree, "proc");
-	join(sys, sizeof(sys), tree, "sys");
+	copy_vm(tree, proc, sys);
 	run("rm -r '%s'", at(proc, "pressure"));
 	c = collector_at(proc, sys, 1, false);
 	s = sample_for(c);
@@ -515,9 +508,7 @@ START_TEST(test_garbage_file)
 	size_t len;
 	char *junk;
 
-	copy_tree(VM, tree, sizeof(tree));
-	join(proc, sizeof(proc), tree, "proc");
-	join(sys, sizeof(sys), tree, "sys");
+	copy_vm(tree, proc, sys);
 	c = collector_at(proc, sys, 100, false);
 	s = sample_for(c);
 	read_into(c, s);
@@ -543,7 +534,7 @@ START_TEST(test_garbage_file)
 	ck_assert_uint_eq(s->parse_errors[PW_SRC_STAT], 1);
 	ck_assert_uint_eq(s->parse_errors[PW_SRC_LOADAVG], 3);
 	ck_assert(!pw_sample_cpus(s)[0].times.present);
-	ck_assert_uint_eq(pw_sample_lines(s)[line_index(s, "36")].line.total, 36611);
+	ck_assert_uint_eq(pw_sample_lines(s)[pw_test_line_index(s, "36")].line.total, 36611);
 
 	run("cp '%s' '%s'", pw_fixture_path(VM "/proc/loadavg"), at(proc, "loadavg"));
 	run("cp '%s' '%s'", pw_fixture_path(VM "/proc/stat"), at(proc, "stat"));
@@ -564,9 +555,7 @@ START_TEST(test_empty_stat)
 	struct pw_collector *c;
 	struct pw_sample *s;
 
-	copy_tree(VM, tree, sizeof(tree));
-	join(proc, sizeof(proc), tree, "proc");
-	join(sys, sizeof(sys), tree, "sys");
+	copy_vm(tree, proc, sys);
 	c = collector_at(proc, sys, 1, false);
 	s = sample_for(c);
 	write_file(at(proc, "stat"), "", 0);
@@ -589,9 +578,7 @@ START_TEST(test_fifo_loadavg)
 	struct pw_collector *c;
 	struct pw_sample *s;
 
-	copy_tree(VM, tree, sizeof(tree));
-	join(proc, sizeof(proc), tree, "proc");
-	join(sys, sizeof(sys), tree, "sys");
+	copy_vm(tree, proc, sys);
 	ck_assert_int_eq(unlink(at(proc, "loadavg")), 0);
 	ck_assert_int_eq(mkfifo(at(proc, "loadavg"), 0600), 0);
 	c = collector_at(proc, sys, 1, false);
@@ -614,9 +601,7 @@ START_TEST(test_new_without_stat)
 	struct pw_collector_config cfg = {.user_hz = 100, .page_size = 4096, .rescan_every = 1};
 	int err = 0;
 
-	copy_tree(VM, tree, sizeof(tree));
-	join(proc, sizeof(proc), tree, "proc");
-	join(sys, sizeof(sys), tree, "sys");
+	copy_vm(tree, proc, sys);
 	cfg.procfs = proc;
 	cfg.sysfs = sys;
 	ck_assert_int_eq(unlink(at(proc, "stat")), 0);
@@ -778,14 +763,11 @@ END_TEST
 /* CLOCK_MONOTONIC stand-in for a capture: its /proc/uptime, in hundredths. */
 static int64_t capture_ns(const char *id)
 {
-	char rel[256];
 	size_t len;
-	char *buf;
+	char *buf = pw_fixture_read(pw_fixture_kernel_path(id, "proc/uptime"), &len);
 	struct pw_scan scan;
 	uint32_t hundredths;
 
-	snprintf(rel, sizeof(rel), "kernels/%s/proc/uptime", id);
-	buf = pw_fixture_read(rel, &len);
 	pw_scan_init(&scan, buf, len);
 	ck_assert_int_eq(pw_scan_hundredths(&scan, &hundredths), 0);
 	free(buf);

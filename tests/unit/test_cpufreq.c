@@ -3,7 +3,6 @@
 #include "cpufreq.h"
 #include "fixture_util.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,18 +14,9 @@
 #define SYS "sys/devices/system/cpu"
 
 /* Each wrapper parses a copy in a heap block of exactly len bytes, so ASan reports any read past len. */
-static char *exact_copy(const char *buf, size_t len)
-{
-	char *copy = malloc(len);
-
-	ck_assert_ptr_nonnull(copy);
-	memcpy(copy, buf, len);
-	return copy;
-}
-
 static int u64_exact(const char *buf, size_t len, uint64_t *ret)
 {
-	char *copy = exact_copy(buf, len);
+	char *copy = pw_test_exact_copy(buf, len);
 	int r = pw_sysfs_parse_u64(copy, len, ret);
 
 	free(copy);
@@ -35,7 +25,7 @@ static int u64_exact(const char *buf, size_t len, uint64_t *ret)
 
 static int word_exact(const char *buf, size_t len, char *ret, size_t size)
 {
-	char *copy = exact_copy(buf, len);
+	char *copy = pw_test_exact_copy(buf, len);
 	int r = pw_sysfs_parse_word(copy, len, ret, size);
 
 	free(copy);
@@ -44,7 +34,7 @@ static int word_exact(const char *buf, size_t len, char *ret, size_t size)
 
 static int tis_exact(const char *buf, size_t len, struct pw_time_in_state *ret)
 {
-	char *copy = exact_copy(buf, len);
+	char *copy = pw_test_exact_copy(buf, len);
 	int r = pw_time_in_state_parse(copy, len, ret);
 
 	free(copy);
@@ -53,7 +43,7 @@ static int tis_exact(const char *buf, size_t len, struct pw_time_in_state *ret)
 
 static int cpulist_exact(const char *buf, size_t len, bool *mask, uint32_t cap)
 {
-	char *copy = exact_copy(buf, len);
+	char *copy = pw_test_exact_copy(buf, len);
 	int r = pw_cpulist_parse(copy, len, mask, cap);
 
 	free(copy);
@@ -407,6 +397,22 @@ START_TEST(test_time_in_state_overflow)
 }
 END_TEST
 
+/* Only a cut at a line end parses: then it is a true subset of the states. */
+static int tis_prefix(const char *buf, size_t len, void *ret, const void *whole)
+{
+	struct pw_time_in_state *part = ret;
+	const struct pw_time_in_state *full = whole;
+	int r = pw_time_in_state_parse(buf, len, part);
+
+	ck_assert_msg(r < 0 || buf[len - 1] == '\n', "offset %zu accepted mid-line", len);
+	if (r == 0) {
+		ck_assert_uint_le(part->nstates, full->nstates);
+		ck_assert_uint_le(part->time, full->time);
+		ck_assert_uint_le(part->khz_time, full->khz_time);
+	}
+	return r;
+}
+
 START_TEST(test_time_in_state_truncated_every_offset)
 {
 	size_t len;
@@ -414,18 +420,8 @@ START_TEST(test_time_in_state_truncated_every_offset)
 	struct pw_time_in_state full, part;
 
 	ck_assert_int_eq(tis_exact(buf, len, &full), 0);
-	for (size_t n = 0; n <= len; n++) {
-		int r = tis_exact(buf, n, &part);
-
-		ck_assert_msg(r == 0 || r == -EINVAL, "offset %zu: %d", n, r);
-		/* Only a cut at a line end parses: then it is a true subset of the states. */
-		ck_assert_msg(r < 0 || buf[n - 1] == '\n', "offset %zu accepted mid-line", n);
-		if (r == 0) {
-			ck_assert_uint_le(part.nstates, full.nstates);
-			ck_assert_uint_le(part.time, full.time);
-			ck_assert_uint_le(part.khz_time, full.khz_time);
-		}
-	}
+	pw_test_every_prefix(ACPI "/t1/" SYS "/cpu3/cpufreq/stats/time_in_state", buf, len, tis_prefix, &part,
+	                     &full);
 	ck_assert_uint_eq(part.khz_time, full.khz_time);
 	free(buf);
 }
@@ -479,14 +475,7 @@ START_TEST(test_random_garbage)
 		bool mask[8];
 		char word[8];
 		uint64_t v;
-		size_t len;
-
-		seed = seed * 1103515245u + 12345u;
-		len = (seed >> 16) % sizeof(buf);
-		for (size_t i = 0; i < len; i++) {
-			seed = seed * 1103515245u + 12345u;
-			buf[i] = alphabet[(seed >> 16) % (sizeof(alphabet) - 1)];
-		}
+		size_t len = pw_test_random_input(&seed, alphabet, sizeof(alphabet) - 1, buf, sizeof(buf));
 		int r = tis_exact(buf, len, &tis);
 		ck_assert(r == 0 || r == -EINVAL || r == -ERANGE);
 		r = cpulist_exact(buf, len, mask, 8);
@@ -501,22 +490,6 @@ END_TEST
 
 /* ---- kernels ---- */
 
-/* nproc from the capture's MANIFEST ("nproc: 16"). */
-static int manifest_nproc(const char *id)
-{
-	char rel[512];
-	size_t len;
-	int nproc = -1;
-
-	snprintf(rel, sizeof(rel), "kernels/%s/MANIFEST", id);
-	char *buf = pw_fixture_read(rel, &len);
-	char *line = strstr(buf, "\nnproc:");
-	if (line)
-		nproc = atoi(line + strlen("\nnproc:"));
-	free(buf);
-	return nproc;
-}
-
 static void check_capture(const char *id)
 {
 	bool online[CPU_CAP], possible[CPU_CAP], present[CPU_CAP], offline[CPU_CAP];
@@ -526,7 +499,7 @@ static void check_capture(const char *id)
 	snprintf(tree, sizeof(tree), "kernels/%s", id);
 	n_online = read_cpulist(tree, "online", online);
 	n_possible = read_cpulist(tree, "possible", possible);
-	ck_assert_msg(n_online == manifest_nproc(id), "%s: %d online", id, n_online);
+	ck_assert_msg(n_online == (int)pw_fixture_kernel_nproc(id), "%s: %d online", id, n_online);
 	ck_assert_int_ge(read_cpulist(tree, "present", present), n_online);
 	ck_assert_int_ge(read_cpulist(tree, "offline", offline), 0);
 	for (uint32_t cpu = 0; cpu < CPU_CAP; cpu++) {
@@ -565,22 +538,7 @@ END_TEST
 
 START_TEST(test_every_capture)
 {
-	char root[4096];
-	struct dirent *de;
-	DIR *dir;
-	int n = 0;
-
-	snprintf(root, sizeof(root), "%s", pw_fixture_path("kernels"));
-	dir = opendir(root);
-	ck_assert_msg(dir != NULL, "cannot open %s", root);
-	while ((de = readdir(dir)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		check_capture(de->d_name);
-		n++;
-	}
-	closedir(dir);
-	ck_assert_int_gt(n, 0);
+	ck_assert_uint_gt(pw_fixture_each_kernel(check_capture), 0);
 }
 END_TEST
 

@@ -37,10 +37,8 @@ static const uint64_t cpu_cur[3][PW_MODE_COUNT] = {
 
 static struct pw_sample *new_sample(int64_t mono_ns)
 {
-	struct pw_sample *s = calloc(1, pw_sample_size(CPU_CAP, LINE_CAP, false));
+	struct pw_sample *s = pw_test_sample_new(CPU_CAP, LINE_CAP, false);
 
-	ck_assert_ptr_nonnull(s);
-	pw_sample_init(s, CPU_CAP, LINE_CAP, false);
 	s->mono_ns = mono_ns;
 	return s;
 }
@@ -65,13 +63,7 @@ static void add_line(struct pw_sample *s, const char *irq, uint64_t total)
 
 static const struct pw_line_sample *line_of(const struct pw_sample *s, const char *irq)
 {
-	const struct pw_line_sample *lines = pw_sample_lines_const(s);
-
-	for (uint32_t i = 0; i < s->nlines; i++)
-		if (strcmp(lines[i].line.irq, irq) == 0)
-			return &lines[i];
-	ck_abort_msg("no line %s", irq);
-	return NULL;
+	return &pw_sample_lines_const(s)[pw_test_line_index(s, irq)];
 }
 
 static void set_vm(struct pw_sample *s, enum pw_vmstat_field f, uint64_t value)

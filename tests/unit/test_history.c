@@ -15,11 +15,7 @@
 
 static struct pw_sample *new_sample(uint32_t cpu_cap)
 {
-	struct pw_sample *s = calloc(1, pw_sample_size(cpu_cap, 4, false));
-
-	ck_assert_ptr_nonnull(s);
-	pw_sample_init(s, cpu_cap, 4, false);
-	return s;
+	return pw_test_sample_new(cpu_cap, 4, false);
 }
 
 /* A point of exactly pw_history_point_size() bytes, filled with junk so unwritten fields show. */

@@ -3,9 +3,7 @@
 #include "fixture_util.h"
 #include "interrupts.h"
 #include "procstat.h"
-#include "scan.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,28 +11,16 @@
 
 #define CPU_CAP 64
 #define LINE_CAP 512
-#define MAX_KERNELS 64
 
 static struct pw_irq_line lines[LINE_CAP];
 static uint64_t per_cpu[CPU_CAP];
 static uint64_t matrix[LINE_CAP * CPU_CAP];
 
-/* A heap copy of exactly len bytes with no NUL after it, so ASan reports any read past len. */
-static char *exact_copy(const char *buf, size_t len)
-{
-	char *copy = malloc(len);
-
-	if (!copy && len == 0)
-		copy = malloc(1);
-	ck_assert_ptr_nonnull(copy);
-	memcpy(copy, buf, len);
-	return copy;
-}
-
+/* Parse a heap copy of exactly len bytes, so ASan reports any read past len. */
 static int parse_exact(const char *buf, size_t len, uint32_t line_cap, uint32_t cpu_cap,
                        struct pw_interrupts *ret)
 {
-	char *copy = exact_copy(buf, len);
+	char *copy = pw_test_exact_copy(buf, len);
 	int r = pw_interrupts_parse(copy, len, lines, line_cap, per_cpu, matrix, cpu_cap, ret);
 
 	free(copy);
@@ -69,62 +55,6 @@ static const struct pw_irq_line *find_line(const struct pw_interrupts *irq, cons
 static uint64_t cell(const struct pw_irq_line *line, uint32_t cpu)
 {
 	return matrix[(size_t)(line - lines) * CPU_CAP + cpu];
-}
-
-/* First number after "key" at the start of a line of a fixture text file. */
-static uint64_t fixture_number(const char *relpath, const char *key)
-{
-	size_t len, klen = strlen(key);
-	char *buf = pw_fixture_read(relpath, &len);
-	struct pw_scan scan;
-	uint64_t value = 0;
-	bool found = false;
-
-	pw_scan_init(&scan, buf, len);
-	while (!found && !pw_scan_eof(&scan)) {
-		if ((size_t)(scan.end - scan.pos) > klen && memcmp(scan.pos, key, klen) == 0) {
-			scan.pos += klen;
-			ck_assert_int_eq(pw_scan_u64(&scan, &value), 0);
-			found = true;
-		}
-		pw_scan_next_line(&scan);
-	}
-	free(buf);
-	ck_assert_msg(found, "%s has no %s", relpath, key);
-	return value;
-}
-
-static int cmp_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Every capture id under fixtures/kernels, sorted. */
-static size_t kernel_ids(char **ids, size_t cap)
-{
-	DIR *dir = opendir(pw_fixture_path("kernels"));
-	struct dirent *de;
-	size_t n = 0;
-
-	ck_assert_ptr_nonnull(dir);
-	while ((de = readdir(dir)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		ck_assert_uint_lt(n, cap);
-		ids[n++] = strdup(de->d_name);
-	}
-	closedir(dir);
-	qsort(ids, n, sizeof(*ids), cmp_names);
-	ck_assert_uint_gt(n, 0);
-	return n;
-}
-
-static const char *kpath(const char *id, const char *file)
-{
-	static char path[512];
-
-	snprintf(path, sizeof(path), "kernels/%s/%s", id, file);
-	return path;
 }
 
 /* ---- core ---- */
@@ -399,6 +329,20 @@ START_TEST(test_no_nul)
 }
 END_TEST
 
+/* A prefix never has more lines or columns than the whole file. */
+static int parse_prefix(const char *buf, size_t len, void *ret, const void *whole)
+{
+	struct pw_interrupts *irq = ret;
+	const struct pw_interrupts *full = whole;
+	int r = pw_interrupts_parse(buf, len, lines, LINE_CAP, per_cpu, matrix, CPU_CAP, irq);
+
+	if (r == 0) {
+		ck_assert_uint_le(irq->nlines, full->nlines);
+		ck_assert_uint_le(irq->ncolumns, full->ncolumns);
+	}
+	return r;
+}
+
 static void check_prefixes(const char *relpath)
 {
 	struct pw_interrupts full, irq;
@@ -406,14 +350,7 @@ static void check_prefixes(const char *relpath)
 	char *buf = pw_fixture_read(relpath, &len);
 
 	ck_assert_int_eq(pw_interrupts_parse(buf, len, lines, LINE_CAP, per_cpu, matrix, CPU_CAP, &full), 0);
-	for (size_t cut = 0; cut <= len; cut++) {
-		int r = parse_exact(buf, cut, LINE_CAP, CPU_CAP, &irq);
-		ck_assert_msg(r == 0 || r == -EINVAL, "%s cut at %zu: %d", relpath, cut, r);
-		if (r == 0) {
-			ck_assert_uint_le(irq.nlines, full.nlines);
-			ck_assert_uint_le(irq.ncolumns, full.ncolumns);
-		}
-	}
+	pw_test_every_prefix(relpath, buf, len, parse_prefix, &irq, &full);
 	free(buf);
 }
 
@@ -442,12 +379,12 @@ static void check_capture(const char *id)
 	static struct pw_cpu_times cpus[CPU_CAP];
 	struct pw_interrupts irq;
 	struct pw_procstat st;
-	uint64_t nproc = fixture_number(kpath(id, "MANIFEST"), "nproc:");
+	uint64_t nproc = pw_fixture_kernel_nproc(id);
 	uint64_t sum_lines = 0, sum_cpus = 0;
 	size_t len;
 	char *buf;
 
-	ck_assert_msg(parse_fixture(kpath(id, "proc/interrupts"), &irq) == 0, "%s", id);
+	ck_assert_msg(parse_fixture(pw_fixture_kernel_path(id, "proc/interrupts"), &irq) == 0, "%s", id);
 	ck_assert_uint_eq(irq.ncolumns, nproc);
 	ck_assert_uint_eq(irq.cpu_seen, nproc);
 	ck_assert_uint_gt(irq.nlines, 0);
@@ -473,7 +410,7 @@ static void check_capture(const char *id)
 
 	/* /proc/stat "intr" counts every line except TLB, which x86 counts inside CAL as well. The two
 	 * files were read a moment apart, so allow a few interrupts per CPU in between (seen: 0..10). */
-	buf = pw_fixture_read(kpath(id, "proc/stat"), &len);
+	buf = pw_fixture_read(pw_fixture_kernel_path(id, "proc/stat"), &len);
 	ck_assert_int_eq(pw_procstat_parse(buf, len, cpus, CPU_CAP, &st), 0);
 	free(buf);
 	uint64_t tlb = named_total(&irq, "TLB");
@@ -488,13 +425,7 @@ static void check_capture(const char *id)
 
 START_TEST(test_captures)
 {
-	char *ids[MAX_KERNELS];
-	size_t n = kernel_ids(ids, MAX_KERNELS);
-
-	for (size_t i = 0; i < n; i++) {
-		check_capture(ids[i]);
-		free(ids[i]);
-	}
+	pw_fixture_each_kernel(check_capture);
 }
 END_TEST
 

@@ -2,7 +2,6 @@
 #include "fixture_util.h"
 #include "loadavg.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,12 +10,9 @@
 /* Parse a copy in a heap block of exactly len bytes, so ASan reports any read past len. */
 static int parse_exact(const char *buf, size_t len, struct pw_loadavg *ret)
 {
-	char *copy = malloc(len);
-	int r;
+	char *copy = pw_test_exact_copy(buf, len);
+	int r = pw_loadavg_parse(copy, len, ret);
 
-	ck_assert_ptr_nonnull(copy);
-	memcpy(copy, buf, len);
-	r = pw_loadavg_parse(copy, len, ret);
 	free(copy);
 	return r;
 }
@@ -113,21 +109,27 @@ START_TEST(test_overflow)
 }
 END_TEST
 
+/* Only a cut inside last_pid still parses, with fewer digits. */
+static int parse_prefix(const char *buf, size_t len, void *ret, const void *whole)
+{
+	struct pw_loadavg *part = ret;
+	const struct pw_loadavg *full = whole;
+	int r = pw_loadavg_parse(buf, len, part);
+
+	if (r == 0)
+		ck_assert_uint_le(part->last_pid, full->last_pid);
+	return r;
+}
+
 START_TEST(test_truncated_every_offset)
 {
+	static const char relpath[] = "kernels/vm-2cpu-idle-1/proc/loadavg";
 	size_t len;
-	char *buf = pw_fixture_read("kernels/vm-2cpu-idle-1/proc/loadavg", &len);
+	char *buf = pw_fixture_read(relpath, &len);
 	struct pw_loadavg full, part;
 
 	ck_assert_int_eq(parse_exact(buf, len, &full), 0);
-	for (size_t n = 0; n <= len; n++) {
-		int r = parse_exact(buf, n, &part);
-
-		ck_assert_msg(r == 0 || r == -EINVAL, "offset %zu: %d", n, r);
-		/* Only a cut inside last_pid still parses, with fewer digits. */
-		if (r == 0)
-			ck_assert_uint_le(part.last_pid, full.last_pid);
-	}
+	pw_test_every_prefix(relpath, buf, len, parse_prefix, &part, &full);
 	assert_loadavg(&part, full.load1, full.load5, full.load15, full.runnable, full.threads,
 	               full.last_pid);
 	free(buf);
@@ -142,15 +144,9 @@ START_TEST(test_random_garbage)
 
 	for (int iter = 0; iter < 50000; iter++) {
 		struct pw_loadavg la;
-		size_t len;
-
-		seed = seed * 1103515245u + 12345u;
-		len = (seed >> 16) % sizeof(buf);
-		for (size_t i = 0; i < len; i++) {
-			seed = seed * 1103515245u + 12345u;
-			buf[i] = alphabet[(seed >> 16) % (sizeof(alphabet) - 1)];
-		}
+		size_t len = pw_test_random_input(&seed, alphabet, sizeof(alphabet) - 1, buf, sizeof(buf));
 		int r = parse_exact(buf, len, &la);
+
 		ck_assert(r == 0 || r == -EINVAL || r == -ERANGE);
 	}
 }
@@ -168,11 +164,8 @@ END_TEST
 
 static void check_capture(const char *id)
 {
-	char rel[512];
-	struct pw_loadavg la;
+	struct pw_loadavg la = parse_fixture(pw_fixture_kernel_path(id, "proc/loadavg"));
 
-	snprintf(rel, sizeof(rel), "kernels/%s/proc/loadavg", id);
-	la = parse_fixture(rel);
 	/* The reader of the file was itself running. */
 	ck_assert_msg(la.runnable >= 1, "%s: nothing runnable", id);
 	ck_assert_msg(la.runnable <= la.threads, "%s: runnable %u > threads %u", id, la.runnable, la.threads);
@@ -183,22 +176,7 @@ static void check_capture(const char *id)
 
 START_TEST(test_every_capture)
 {
-	char root[4096];
-	struct dirent *de;
-	DIR *dir;
-	int n = 0;
-
-	snprintf(root, sizeof(root), "%s", pw_fixture_path("kernels"));
-	dir = opendir(root);
-	ck_assert_msg(dir != NULL, "cannot open %s", root);
-	while ((de = readdir(dir)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		check_capture(de->d_name);
-		n++;
-	}
-	closedir(dir);
-	ck_assert_int_gt(n, 0);
+	ck_assert_uint_gt(pw_fixture_each_kernel(check_capture), 0);
 }
 END_TEST
 

@@ -2,7 +2,6 @@
 #include "fixture_util.h"
 #include "meminfo.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,12 +13,9 @@
 /* Parse a copy in a heap block of exactly len bytes, so ASan reports any read past len. */
 static int parse_exact(const char *buf, size_t len, struct pw_meminfo *ret)
 {
-	char *copy = malloc(len);
-	int r;
+	char *copy = pw_test_exact_copy(buf, len);
+	int r = pw_meminfo_parse(copy, len, ret);
 
-	ck_assert_ptr_nonnull(copy);
-	memcpy(copy, buf, len);
-	r = pw_meminfo_parse(copy, len, ret);
 	free(copy);
 	return r;
 }
@@ -151,25 +147,31 @@ START_TEST(test_output_untouched_on_error)
 }
 END_TEST
 
+/* A prefix only loses fields, and a cut number only loses digits. */
+static int parse_prefix(const char *buf, size_t len, void *ret, const void *whole)
+{
+	struct pw_meminfo *part = ret;
+	const struct pw_meminfo *full = whole;
+	int r = pw_meminfo_parse(buf, len, part);
+
+	if (r < 0)
+		return r;
+	ck_assert_uint_eq(part->present & ~full->present, 0);
+	for (int f = 0; f < PW_MEM_COUNT; f++)
+		if (part->present & BIT(f))
+			ck_assert_uint_le(part->kb[f], full->kb[f]);
+	return r;
+}
+
 START_TEST(test_truncated_every_offset)
 {
+	static const char relpath[] = "kernels/vm-2cpu-idle-1/proc/meminfo";
 	size_t len;
-	char *buf = pw_fixture_read("kernels/vm-2cpu-idle-1/proc/meminfo", &len);
+	char *buf = pw_fixture_read(relpath, &len);
 	struct pw_meminfo full, part;
 
 	ck_assert_int_eq(parse_exact(buf, len, &full), 0);
-	for (size_t n = 0; n <= len; n++) {
-		int r = parse_exact(buf, n, &part);
-
-		ck_assert_msg(r == 0 || r == -EINVAL, "offset %zu: %d", n, r);
-		if (r < 0)
-			continue;
-		/* A prefix only loses fields, and a cut number only loses digits. */
-		ck_assert_uint_eq(part.present & ~full.present, 0);
-		for (int f = 0; f < PW_MEM_COUNT; f++)
-			if (part.present & BIT(f))
-				ck_assert_uint_le(part.kb[f], full.kb[f]);
-	}
+	pw_test_every_prefix(relpath, buf, len, parse_prefix, &part, &full);
 	ck_assert_uint_eq(part.present, full.present);
 	ck_assert_mem_eq(part.kb, full.kb, sizeof(full.kb));
 	free(buf);
@@ -184,15 +186,9 @@ START_TEST(test_random_garbage)
 
 	for (int iter = 0; iter < 20000; iter++) {
 		struct pw_meminfo mem;
-		size_t len;
-
-		seed = seed * 1103515245u + 12345u;
-		len = (seed >> 16) % sizeof(buf);
-		for (size_t i = 0; i < len; i++) {
-			seed = seed * 1103515245u + 12345u;
-			buf[i] = alphabet[(seed >> 16) % (sizeof(alphabet) - 1)];
-		}
+		size_t len = pw_test_random_input(&seed, alphabet, sizeof(alphabet) - 1, buf, sizeof(buf));
 		int r = parse_exact(buf, len, &mem);
+
 		ck_assert(r == 0 || r == -EINVAL || r == -ERANGE);
 	}
 }
@@ -237,12 +233,9 @@ END_TEST
 
 static void check_capture(const char *id)
 {
-	char rel[512];
-	struct pw_meminfo mem;
+	struct pw_meminfo mem = parse_fixture(pw_fixture_kernel_path(id, "proc/meminfo"));
 	const uint64_t *kb = mem.kb;
 
-	snprintf(rel, sizeof(rel), "kernels/%s/proc/meminfo", id);
-	mem = parse_fixture(rel);
 	/* Every field we read exists on the 6.x kernels of these captures. */
 	ck_assert_msg(mem.present == ALL_FIELDS, "%s: present %#x", id, mem.present);
 	ck_assert_msg(kb[PW_MEM_TOTAL] > 0, "%s", id);
@@ -255,22 +248,7 @@ static void check_capture(const char *id)
 
 START_TEST(test_every_capture)
 {
-	char root[4096];
-	struct dirent *de;
-	DIR *dir;
-	int n = 0;
-
-	snprintf(root, sizeof(root), "%s", pw_fixture_path("kernels"));
-	dir = opendir(root);
-	ck_assert_msg(dir != NULL, "cannot open %s", root);
-	while ((de = readdir(dir)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		check_capture(de->d_name);
-		n++;
-	}
-	closedir(dir);
-	ck_assert_int_gt(n, 0);
+	ck_assert_uint_gt(pw_fixture_each_kernel(check_capture), 0);
 }
 END_TEST
 

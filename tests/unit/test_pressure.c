@@ -2,7 +2,6 @@
 #include "fixture_util.h"
 #include "pressure.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,12 +10,9 @@
 /* Parse a copy in a heap block of exactly len bytes, so ASan reports any read past len. */
 static int parse_exact(const char *buf, size_t len, struct pw_psi *ret)
 {
-	char *copy = malloc(len);
-	int r;
+	char *copy = pw_test_exact_copy(buf, len);
+	int r = pw_pressure_parse(copy, len, ret);
 
-	ck_assert_ptr_nonnull(copy);
-	memcpy(copy, buf, len);
-	r = pw_pressure_parse(copy, len, ret);
 	free(copy);
 	return r;
 }
@@ -151,23 +147,29 @@ static void assert_prefix_le(const struct pw_psi_line *part, const struct pw_psi
 	ck_assert_uint_le(part->total_us, full->total_us);
 }
 
+/* A prefix only loses lines, and a cut number only loses digits. */
+static int parse_prefix(const char *buf, size_t len, void *ret, const void *whole)
+{
+	struct pw_psi *part = ret;
+	const struct pw_psi *full = whole;
+	int r = pw_pressure_parse(buf, len, part);
+
+	if (r == 0) {
+		assert_prefix_le(&part->some, &full->some);
+		assert_prefix_le(&part->full, &full->full);
+	}
+	return r;
+}
+
 START_TEST(test_truncated_every_offset)
 {
+	static const char relpath[] = "kernels/vm-2cpu-idle-1/proc/pressure/io";
 	size_t len;
-	char *buf = pw_fixture_read("kernels/vm-2cpu-idle-1/proc/pressure/io", &len);
+	char *buf = pw_fixture_read(relpath, &len);
 	struct pw_psi full, part;
 
 	ck_assert_int_eq(parse_exact(buf, len, &full), 0);
-	for (size_t n = 0; n <= len; n++) {
-		int r = parse_exact(buf, n, &part);
-
-		ck_assert_msg(r == 0 || r == -EINVAL, "offset %zu: %d", n, r);
-		/* A prefix only loses lines, and a cut number only loses digits. */
-		if (r == 0) {
-			assert_prefix_le(&part.some, &full.some);
-			assert_prefix_le(&part.full, &full.full);
-		}
-	}
+	pw_test_every_prefix(relpath, buf, len, parse_prefix, &part, &full);
 	assert_line(&part.some, full.some.avg10, full.some.avg60, full.some.avg300, full.some.total_us);
 	assert_line(&part.full, full.full.avg10, full.full.avg60, full.full.avg300, full.full.total_us);
 	free(buf);
@@ -182,15 +184,9 @@ START_TEST(test_random_garbage)
 
 	for (int iter = 0; iter < 20000; iter++) {
 		struct pw_psi psi;
-		size_t len;
-
-		seed = seed * 1103515245u + 12345u;
-		len = (seed >> 16) % sizeof(buf);
-		for (size_t i = 0; i < len; i++) {
-			seed = seed * 1103515245u + 12345u;
-			buf[i] = alphabet[(seed >> 16) % (sizeof(alphabet) - 1)];
-		}
+		size_t len = pw_test_random_input(&seed, alphabet, sizeof(alphabet) - 1, buf, sizeof(buf));
 		int r = parse_exact(buf, len, &psi);
+
 		ck_assert(r == 0 || r == -EINVAL || r == -ERANGE);
 	}
 }
@@ -269,25 +265,15 @@ static void check_capture_irq(const char *id)
 	free(buf);
 }
 
+static void check_capture_and_irq(const char *id)
+{
+	check_capture(id);
+	check_capture_irq(id);
+}
+
 START_TEST(test_every_capture)
 {
-	char root[4096];
-	struct dirent *de;
-	DIR *dir;
-	int n = 0;
-
-	snprintf(root, sizeof(root), "%s", pw_fixture_path("kernels"));
-	dir = opendir(root);
-	ck_assert_msg(dir != NULL, "cannot open %s", root);
-	while ((de = readdir(dir)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		check_capture(de->d_name);
-		check_capture_irq(de->d_name);
-		n++;
-	}
-	closedir(dir);
-	ck_assert_int_gt(n, 0);
+	ck_assert_uint_gt(pw_fixture_each_kernel(check_capture_and_irq), 0);
 }
 END_TEST
 

@@ -1,16 +1,13 @@
 /* test_procstat.c — /proc/stat parser: known values, old-kernel and malformed quirks, real captures. */
 #include "fixture_util.h"
 #include "procstat.h"
-#include "scan.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define CPU_CAP 256
-#define MAX_KERNELS 64
 
 static const uint32_t all_keys = PW_PROCSTAT_HAS_CPU | PW_PROCSTAT_HAS_INTR | PW_PROCSTAT_HAS_CTXT |
                                  PW_PROCSTAT_HAS_BTIME | PW_PROCSTAT_HAS_PROCESSES |
@@ -19,22 +16,11 @@ static const uint32_t all_keys = PW_PROCSTAT_HAS_CPU | PW_PROCSTAT_HAS_INTR | PW
 
 static struct pw_cpu_times cpus[CPU_CAP];
 
-/* A heap copy of exactly len bytes with no NUL after it, so ASan reports any read past len. */
-static char *exact_copy(const char *buf, size_t len)
-{
-	char *copy = malloc(len);
-
-	if (!copy && len == 0)
-		copy = malloc(1);
-	ck_assert_ptr_nonnull(copy);
-	memcpy(copy, buf, len);
-	return copy;
-}
-
+/* Parse a heap copy of exactly len bytes, so ASan reports any read past len. */
 static int parse_exact(const char *buf, size_t len, struct pw_cpu_times *out, uint32_t cap,
                        struct pw_procstat *ret)
 {
-	char *copy = exact_copy(buf, len);
+	char *copy = pw_test_exact_copy(buf, len);
 	int r = pw_procstat_parse(copy, len, out, cap, ret);
 
 	free(copy);
@@ -54,68 +40,6 @@ static int parse_fixture(const char *relpath, struct pw_procstat *ret)
 
 	free(buf);
 	return r;
-}
-
-/* First number after "key:" at the start of a line of a fixture text file (MANIFEST, uptime...). */
-static uint64_t fixture_number(const char *relpath, const char *key)
-{
-	size_t len, klen = strlen(key);
-	char *buf = pw_fixture_read(relpath, &len);
-	struct pw_scan scan;
-	uint64_t value = 0;
-	bool found = false;
-
-	pw_scan_init(&scan, buf, len);
-	while (!found && !pw_scan_eof(&scan)) {
-		if ((size_t)(scan.end - scan.pos) > klen && memcmp(scan.pos, key, klen) == 0) {
-			scan.pos += klen;
-			ck_assert_int_eq(pw_scan_u64(&scan, &value), 0);
-			found = true;
-		}
-		pw_scan_next_line(&scan);
-	}
-	free(buf);
-	ck_assert_msg(found, "%s has no %s", relpath, key);
-	return value;
-}
-
-static int cmp_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Every capture id under fixtures/kernels, sorted (so snapshots of one machine are in time order). */
-static size_t kernel_ids(char **ids, size_t cap)
-{
-	DIR *dir = opendir(pw_fixture_path("kernels"));
-	struct dirent *de;
-	size_t n = 0;
-
-	ck_assert_ptr_nonnull(dir);
-	while ((de = readdir(dir)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		ck_assert_uint_lt(n, cap);
-		ids[n++] = strdup(de->d_name);
-	}
-	closedir(dir);
-	qsort(ids, n, sizeof(*ids), cmp_names);
-	ck_assert_uint_gt(n, 0);
-	return n;
-}
-
-static void free_ids(char **ids, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(ids[i]);
-}
-
-static const char *kpath(const char *id, const char *file)
-{
-	static char path[512];
-
-	snprintf(path, sizeof(path), "kernels/%s/%s", id, file);
-	return path;
 }
 
 /* ---- core ---- */
@@ -353,6 +277,22 @@ START_TEST(test_no_nul)
 }
 END_TEST
 
+/* A prefix never reports a counter larger than the whole file has. */
+static int parse_prefix(const char *buf, size_t len, void *ret, const void *whole)
+{
+	struct pw_procstat *st = ret;
+	const struct pw_procstat *full = whole;
+	int r = pw_procstat_parse(buf, len, cpus, CPU_CAP, st);
+
+	if (r < 0)
+		return r;
+	ck_assert_uint_le(st->cpu_seen, full->cpu_seen);
+	ck_assert_uint_le(st->total.ticks[PW_MODE_IDLE], full->total.ticks[PW_MODE_IDLE]);
+	ck_assert_uint_le(st->ctxt, full->ctxt);
+	ck_assert_uint_eq(st->present & ~full->present, 0);
+	return r;
+}
+
 /* Every prefix of a real file: never crash or read past the cut (ASan), return only documented codes,
  * and never report a counter larger than the whole file has. */
 static void check_prefixes(const char *relpath)
@@ -362,16 +302,7 @@ static void check_prefixes(const char *relpath)
 	char *buf = pw_fixture_read(relpath, &len);
 
 	ck_assert_int_eq(pw_procstat_parse(buf, len, cpus, CPU_CAP, &full), 0);
-	for (size_t cut = 0; cut <= len; cut++) {
-		int r = parse_exact(buf, cut, cpus, CPU_CAP, &st);
-		ck_assert_msg(r == 0 || r == -EINVAL, "%s cut at %zu: %d", relpath, cut, r);
-		if (r < 0)
-			continue;
-		ck_assert_uint_le(st.cpu_seen, full.cpu_seen);
-		ck_assert_uint_le(st.total.ticks[PW_MODE_IDLE], full.total.ticks[PW_MODE_IDLE]);
-		ck_assert_uint_le(st.ctxt, full.ctxt);
-		ck_assert_uint_eq(st.present & ~full.present, 0);
-	}
+	pw_test_every_prefix(relpath, buf, len, parse_prefix, &st, &full);
 	free(buf);
 }
 
@@ -388,13 +319,13 @@ END_TEST
 static void check_capture(const char *id)
 {
 	struct pw_procstat st;
-	uint64_t nproc = fixture_number(kpath(id, "MANIFEST"), "nproc:");
-	uint64_t user_hz = fixture_number(kpath(id, "MANIFEST"), "user_hz:");
-	uint64_t now = fixture_number(kpath(id, "TIME"), "");
-	uint64_t uptime = fixture_number(kpath(id, "proc/uptime"), "");
+	uint64_t nproc = pw_fixture_kernel_nproc(id);
+	uint64_t user_hz = pw_fixture_number(pw_fixture_kernel_path(id, "MANIFEST"), "user_hz:");
+	uint64_t now = pw_fixture_number(pw_fixture_kernel_path(id, "TIME"), "");
+	uint64_t uptime = pw_fixture_number(pw_fixture_kernel_path(id, "proc/uptime"), "");
 	uint32_t online = 0;
 
-	ck_assert_msg(parse_fixture(kpath(id, "proc/stat"), &st) == 0, "%s", id);
+	ck_assert_msg(parse_fixture(pw_fixture_kernel_path(id, "proc/stat"), &st) == 0, "%s", id);
 	ck_assert_uint_eq(st.present, all_keys);
 	ck_assert_uint_eq(st.total.nmodes, PW_MODE_COUNT);
 	ck_assert_msg(st.cpu_seen == nproc, "%s: cpu_seen %u, nproc %u", id, st.cpu_seen, (unsigned)nproc);
@@ -432,12 +363,7 @@ static void check_capture(const char *id)
 
 START_TEST(test_captures)
 {
-	char *ids[MAX_KERNELS];
-	size_t n = kernel_ids(ids, MAX_KERNELS);
-
-	for (size_t i = 0; i < n; i++)
-		check_capture(ids[i]);
-	free_ids(ids, n);
+	pw_fixture_each_kernel(check_capture);
 }
 END_TEST
 
@@ -454,13 +380,13 @@ static size_t machine_len(const char *id)
 /* Snapshots of one machine, in time order, never go backwards. */
 START_TEST(test_captures_monotonic)
 {
-	char *ids[MAX_KERNELS];
-	size_t n = kernel_ids(ids, MAX_KERNELS);
+	char *ids[PW_FIXTURE_KERNELS_MAX];
+	size_t n = pw_fixture_kernel_ids(ids, PW_FIXTURE_KERNELS_MAX);
 	struct pw_procstat prev = {0}, st;
 	struct pw_cpu_times prev_cpus[CPU_CAP];
 
 	for (size_t i = 0; i < n; i++) {
-		ck_assert_int_eq(parse_fixture(kpath(ids[i], "proc/stat"), &st), 0);
+		ck_assert_int_eq(parse_fixture(pw_fixture_kernel_path(ids[i], "proc/stat"), &st), 0);
 		bool same = i > 0 && machine_len(ids[i]) == machine_len(ids[i - 1]) &&
 		            memcmp(ids[i], ids[i - 1], machine_len(ids[i])) == 0;
 		if (same) {
@@ -478,7 +404,7 @@ START_TEST(test_captures_monotonic)
 		prev = st;
 		memcpy(prev_cpus, cpus, sizeof(prev_cpus));
 	}
-	free_ids(ids, n);
+	pw_fixture_kernel_ids_free(ids, n);
 }
 END_TEST
 

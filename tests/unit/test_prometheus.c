@@ -1,7 +1,7 @@
 /* test_prometheus.c — the /metrics exposition of a hand-built sample: the whole text in both formats
  * against golden files (PW_REGENERATE_GOLDEN=1 rewrites them), specific series and unit conversions,
- * omission of what the sample does not have, label escaping, content negotiation, and promtool's
- * verdict on the output when promtool is installed. */
+ * omission of what the sample does not have, label escaping, content negotiation, the detector's
+ * alerts and baselines, and promtool's verdict on the output when promtool is installed. */
 #include "fixture_util.h"
 #include "prometheus.h"
 
@@ -18,6 +18,35 @@
 #define GOLDEN_OM "golden/exporters/metrics.om"
 #define GOLDEN_TEXT_PER_CPU "golden/exporters/metrics-per-cpu.prom"
 
+/* A warm detector with a firing and a pending alert, and some baselines learned (the PSI io one
+ * not yet: no series). */
+static const struct pw_detector_view test_view = {
+        .samples_seen = 3600,
+        .samples_missed = 3,
+        .real_ns = 1700000000123456789,
+        .warm = true,
+        .nalerts = 2,
+        .alerts =
+                {
+                        {.name = PW_ALERT_INTERRUPT_TIME_HIGH,
+                         .state = PW_ALERT_FIRING,
+                         .severity = PW_SEVERITY_CRITICAL,
+                         .scope = "cpu3"},
+                        {.name = PW_ALERT_CPU_FREQUENCY_LOW,
+                         .state = PW_ALERT_PENDING,
+                         .severity = PW_SEVERITY_WARNING,
+                         .scope = "the host"},
+                },
+        .baselines =
+                {
+                        [PW_SIG_USER] = {.mean = 0.25, .var = 0.0004, .learned_s = 3600},
+                        [PW_SIG_IRQ] = {.mean = 0.0125, .var = 0.0001, .learned_s = 3600},
+                        [PW_SIG_INTR_RATE] = {.mean = 1500.5, .var = 2500, .learned_s = 3600},
+                        [PW_SIG_SWAP_OUT] = {.mean = 0, .var = 0, .learned_s = 3600},
+                        [PW_SIG_PSI_MEMORY] = {.mean = 1.5, .var = 0.25, .learned_s = 30},
+                },
+};
+
 static const struct pw_prom_self test_self = {
         .version = "0.1.0-test",
         .interval_seconds = 1.0,
@@ -25,6 +54,7 @@ static const struct pw_prom_self test_self = {
         .scrapes_total = 7,
         .history_capacity = 3600,
         .history_bytes = 12345678,
+        .detector = &test_view,
 };
 
 static void set_line(struct pw_sample *s, uint32_t i, const char *irq, const char *chip, const char *device,
@@ -150,10 +180,8 @@ static void fill_pressure_load(struct pw_sample *s)
 /* The sample every test starts from: 2 online CPUs and an offline one, all sources up. */
 static struct pw_sample *make_sample(void)
 {
-	struct pw_sample *s = calloc(1, pw_sample_size(CPU_CAP, LINE_CAP, true));
+	struct pw_sample *s = pw_test_sample_new(CPU_CAP, LINE_CAP, true);
 
-	ck_assert_ptr_nonnull(s);
-	pw_sample_init(s, CPU_CAP, LINE_CAP, true);
 	s->seq = 42;
 	s->mono_ns = 5000000000;
 	s->real_ns = 1700000000123456789;
@@ -189,42 +217,6 @@ static char *render(const struct pw_sample *s, enum pw_prom_format format, bool 
 	return out.data;
 }
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "wb");
-
-	ck_assert_msg(f != NULL, "cannot write %s", path);
-	ck_assert_uint_eq(fwrite(text, 1, strlen(text), f), strlen(text));
-	ck_assert_int_eq(fclose(f), 0);
-}
-
-/* Compare with a golden file, or rewrite it when PW_REGENERATE_GOLDEN=1. On a mismatch, name the
- * first differing line. */
-static void check_golden(const char *relpath, const char *text)
-{
-	const char *regen = getenv("PW_REGENERATE_GOLDEN");
-	size_t len;
-
-	if (regen && strcmp(regen, "1") == 0) {
-		write_file(pw_fixture_path(relpath), text);
-		return;
-	}
-	char *golden = pw_fixture_read(relpath, &len);
-	if (strcmp(golden, text) != 0) {
-		size_t i = 0, line = 1, start = 0;
-		for (; golden[i] && golden[i] == text[i]; i++)
-			if (golden[i] == '\n') {
-				line++;
-				start = i + 1;
-			}
-		ck_abort_msg(
-		        "%s differs at line %zu:\n  want: %.120s\n  got:  %.120s\n(PW_REGENERATE_GOLDEN=1 "
-		        "rewrites it)",
-		        relpath, line, golden + start, text + start);
-	}
-	free(golden);
-}
-
 static void assert_has_line(const char *text, const char *line)
 {
 	const char *p = text;
@@ -243,10 +235,10 @@ START_TEST(test_golden_text)
 	struct pw_sample *s = make_sample();
 	char *text = render(s, PW_PROM_TEXT, false);
 
-	check_golden(GOLDEN_TEXT, text);
+	pw_fixture_check_golden(GOLDEN_TEXT, text);
 	free(text);
 	text = render(s, PW_PROM_TEXT, true);
-	check_golden(GOLDEN_TEXT_PER_CPU, text);
+	pw_fixture_check_golden(GOLDEN_TEXT_PER_CPU, text);
 	free(text);
 	free(s);
 }
@@ -257,7 +249,7 @@ START_TEST(test_golden_openmetrics)
 	struct pw_sample *s = make_sample();
 	char *text = render(s, PW_PROM_OPENMETRICS, false);
 
-	check_golden(GOLDEN_OM, text);
+	pw_fixture_check_golden(GOLDEN_OM, text);
 	free(text);
 	free(s);
 }
@@ -451,6 +443,7 @@ START_TEST(test_no_sample)
 
 	self.last_scrape_seconds = -1;
 	self.version = "1.0 \"beta\"";
+	self.detector = NULL; /* detector off: no detector families */
 	pw_outbuf_init(&out);
 	pw_outbuf_puts(&out, "kept\n"); /* render appends */
 	ck_assert_int_eq(pw_prom_render(&out, NULL, &options, &self), 0);
@@ -523,6 +516,75 @@ START_TEST(test_out_of_memory)
 }
 END_TEST
 
+/* Render with self and no sample, into a fresh NUL-terminated string. */
+static char *render_self_only(const struct pw_prom_self *self, enum pw_prom_format format)
+{
+	struct pw_prom_options options = {.format = format};
+	struct pw_outbuf out;
+
+	pw_outbuf_init(&out);
+	ck_assert_int_eq(pw_prom_render(&out, NULL, &options, self), 0);
+	pw_outbuf_putc(&out, '\0');
+	ck_assert(pw_outbuf_ok(&out));
+	return out.data;
+}
+
+START_TEST(test_detector)
+{
+	struct pw_sample *s = make_sample();
+	char *text = render(s, PW_PROM_TEXT, false);
+
+	assert_has_line(text, "# HELP perfwatch_alerts 1 for each pending or firing alert, like the ALERTS "
+	                      "series of Prometheus (perfwatch detector).");
+	assert_has_line(text, "# TYPE perfwatch_alerts gauge");
+	assert_has_line(text, "perfwatch_alerts{alertname=\"InterruptTimeHigh\",alertstate=\"firing\","
+	                      "severity=\"critical\"} 1");
+	assert_has_line(text, "perfwatch_alerts{alertname=\"CpuFrequencyLow\",alertstate=\"pending\","
+	                      "severity=\"warning\"} 1");
+	assert_has_line(text, "perfwatch_baseline_mean{signal=\"cpu_user_ratio\"} 0.25");
+	assert_has_line(text, "perfwatch_baseline_spread{signal=\"cpu_user_ratio\"} 0.02");
+	assert_has_line(text, "perfwatch_baseline_mean{signal=\"interrupts_per_second\"} 1500.5");
+	assert_has_line(text, "perfwatch_baseline_spread{signal=\"interrupts_per_second\"} 50");
+	assert_has_line(text, "perfwatch_baseline_mean{signal=\"swap_out_pages_per_second\"} 0");
+	assert_has_line(text, "perfwatch_baseline_spread{signal=\"pressure_memory_some_percent\"} 0.5");
+	assert_has_line(text, "perfwatch_detector_warm 1");
+	assert_has_line(text, "perfwatch_detector_samples_missed_total 3");
+	/* Signals that have learned nothing yet have no band. */
+	ck_assert_ptr_null(strstr(text, "signal=\"pressure_io_some_percent\""));
+	ck_assert_ptr_null(strstr(text, "signal=\"cpu_system_ratio\""));
+	free(text);
+
+	text = render(s, PW_PROM_OPENMETRICS, false);
+	assert_has_line(text, "# TYPE perfwatch_detector_samples_missed counter");
+	assert_has_line(text, "perfwatch_detector_samples_missed_total 3");
+	assert_has_line(text, "# TYPE perfwatch_baseline_mean gauge");
+	free(text);
+	free(s);
+}
+END_TEST
+
+/* The detector's families do not need a sample; with nothing active and nothing learned, only its
+ * two scalars remain. Alerts that are not active never show. */
+START_TEST(test_detector_quiet)
+{
+	static struct pw_detector_view view;
+	struct pw_prom_self self = test_self;
+
+	memset(&view, 0, sizeof(view));
+	view.alerts[0] = test_view.alerts[0];
+	view.alerts[0].state = PW_ALERT_INACTIVE;
+	view.nalerts = 1000; /* read no further than the array */
+	self.detector = &view;
+	char *text = render_self_only(&self, PW_PROM_TEXT);
+	ck_assert_ptr_null(strstr(text, "perfwatch_alerts"));
+	ck_assert_ptr_null(strstr(text, "perfwatch_baseline_"));
+	assert_has_line(text, "perfwatch_detector_warm 0");
+	assert_has_line(text, "perfwatch_detector_samples_missed_total 0");
+	assert_has_line(text, "perfwatch_build_info{version=\"0.1.0-test\"} 1");
+	free(text);
+}
+END_TEST
+
 /* Run promtool check metrics on text; returns its output (empty when it is content) or NULL when
  * promtool is not installed. */
 static char *promtool_check(const char *text)
@@ -587,6 +649,8 @@ static Suite *prometheus_suite(void)
 	tcase_add_test(core, test_old_kernel);
 	tcase_add_test(core, test_no_sample);
 	tcase_add_test(core, test_negotiate);
+	tcase_add_test(core, test_detector);
+	tcase_add_test(core, test_detector_quiet);
 	tcase_add_test(malformed, test_out_of_memory);
 	tcase_add_test(promtool, test_promtool);
 	suite_add_tcase(s, core);

@@ -5,14 +5,12 @@
 #include "scan.h"
 #include "softirqs.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define CPU_CAP 64
-#define MAX_KERNELS 64
 #define ALL_TYPES ((1u << PW_SOFTIRQ_COUNT) - 1)
 
 static uint64_t per_cpu[CPU_CAP * PW_SOFTIRQ_COUNT];
@@ -22,21 +20,10 @@ static uint64_t at(uint32_t cpu, enum pw_softirq_type type)
 	return per_cpu[cpu * PW_SOFTIRQ_COUNT + type];
 }
 
-/* A heap copy of exactly len bytes with no NUL after it, so ASan reports any read past len. */
-static char *exact_copy(const char *buf, size_t len)
-{
-	char *copy = malloc(len);
-
-	if (!copy && len == 0)
-		copy = malloc(1);
-	ck_assert_ptr_nonnull(copy);
-	memcpy(copy, buf, len);
-	return copy;
-}
-
+/* Parse a heap copy of exactly len bytes, so ASan reports any read past len. */
 static int parse_exact(const char *buf, size_t len, uint64_t *out, uint32_t cap, struct pw_softirqs *ret)
 {
-	char *copy = exact_copy(buf, len);
+	char *copy = pw_test_exact_copy(buf, len);
 	int r = pw_softirqs_parse(copy, len, out, cap, ret);
 
 	free(copy);
@@ -56,29 +43,6 @@ static int parse_fixture(const char *relpath, struct pw_softirqs *ret)
 
 	free(buf);
 	return r;
-}
-
-/* First number after "key" at the start of a line of a fixture text file. */
-static uint64_t fixture_number(const char *relpath, const char *key)
-{
-	size_t len, klen = strlen(key);
-	char *buf = pw_fixture_read(relpath, &len);
-	struct pw_scan scan;
-	uint64_t value = 0;
-	bool found = false;
-
-	pw_scan_init(&scan, buf, len);
-	while (!found && !pw_scan_eof(&scan)) {
-		if ((size_t)(scan.end - scan.pos) > klen && memcmp(scan.pos, key, klen) == 0) {
-			scan.pos += klen;
-			ck_assert_int_eq(pw_scan_u64(&scan, &value), 0);
-			found = true;
-		}
-		pw_scan_next_line(&scan);
-	}
-	free(buf);
-	ck_assert_msg(found, "%s has no %s", relpath, key);
-	return value;
 }
 
 /* The per-type counts of the "softirq" line of /proc/stat, which pw_procstat_parse() skips
@@ -104,39 +68,6 @@ static void stat_softirq_line(const char *relpath, uint64_t *ret_total, uint64_t
 	}
 	free(buf);
 	ck_assert_msg(found, "%s has no softirq line", relpath);
-}
-
-static int cmp_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Every capture id under fixtures/kernels, sorted. */
-static size_t kernel_ids(char **ids, size_t cap)
-{
-	DIR *dir = opendir(pw_fixture_path("kernels"));
-	struct dirent *de;
-	size_t n = 0;
-
-	ck_assert_ptr_nonnull(dir);
-	while ((de = readdir(dir)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		ck_assert_uint_lt(n, cap);
-		ids[n++] = strdup(de->d_name);
-	}
-	closedir(dir);
-	qsort(ids, n, sizeof(*ids), cmp_names);
-	ck_assert_uint_gt(n, 0);
-	return n;
-}
-
-static const char *kpath(const char *id, const char *file)
-{
-	static char path[512];
-
-	snprintf(path, sizeof(path), "kernels/%s/%s", id, file);
-	return path;
 }
 
 /* ---- core ---- */
@@ -294,6 +225,21 @@ START_TEST(test_no_nul)
 }
 END_TEST
 
+/* A prefix never has a type or a count the whole file lacks. */
+static int parse_prefix(const char *buf, size_t len, void *ret, const void *whole)
+{
+	struct pw_softirqs *si = ret;
+	const struct pw_softirqs *full = whole;
+	int r = pw_softirqs_parse(buf, len, per_cpu, CPU_CAP, si);
+
+	if (r == 0) {
+		ck_assert_uint_eq(si->present & ~full->present, 0);
+		for (int t = 0; t < PW_SOFTIRQ_COUNT; t++)
+			ck_assert_uint_le(si->total[t], full->total[t]);
+	}
+	return r;
+}
+
 static void check_prefixes(const char *relpath)
 {
 	struct pw_softirqs full, si;
@@ -301,15 +247,7 @@ static void check_prefixes(const char *relpath)
 	char *buf = pw_fixture_read(relpath, &len);
 
 	ck_assert_int_eq(pw_softirqs_parse(buf, len, per_cpu, CPU_CAP, &full), 0);
-	for (size_t cut = 0; cut <= len; cut++) {
-		int r = parse_exact(buf, cut, per_cpu, CPU_CAP, &si);
-		ck_assert_msg(r == 0 || r == -EINVAL, "%s cut at %zu: %d", relpath, cut, r);
-		if (r == 0) {
-			ck_assert_uint_eq(si.present & ~full.present, 0);
-			for (int t = 0; t < PW_SOFTIRQ_COUNT; t++)
-				ck_assert_uint_le(si.total[t], full.total[t]);
-		}
-	}
+	pw_test_every_prefix(relpath, buf, len, parse_prefix, &si, &full);
 	free(buf);
 }
 
@@ -326,13 +264,13 @@ END_TEST
 static void check_capture(const char *id)
 {
 	struct pw_softirqs si;
-	uint64_t nproc = fixture_number(kpath(id, "MANIFEST"), "nproc:");
+	uint64_t nproc = pw_fixture_kernel_nproc(id);
 	uint64_t stat_total, stat_types[PW_SOFTIRQ_COUNT], sum_types = 0, sum_stat = 0;
 
-	ck_assert_msg(parse_fixture(kpath(id, "proc/softirqs"), &si) == 0, "%s", id);
+	ck_assert_msg(parse_fixture(pw_fixture_kernel_path(id, "proc/softirqs"), &si) == 0, "%s", id);
 	ck_assert_uint_eq(si.present, ALL_TYPES);
 	ck_assert_uint_eq(si.cpu_seen, nproc);
-	stat_softirq_line(kpath(id, "proc/stat"), &stat_total, stat_types);
+	stat_softirq_line(pw_fixture_kernel_path(id, "proc/stat"), &stat_total, stat_types);
 	for (int t = 0; t < PW_SOFTIRQ_COUNT; t++) {
 		uint64_t column_sum = 0;
 		for (uint32_t c = 0; c < CPU_CAP; c++)
@@ -355,13 +293,7 @@ static void check_capture(const char *id)
 
 START_TEST(test_captures)
 {
-	char *ids[MAX_KERNELS];
-	size_t n = kernel_ids(ids, MAX_KERNELS);
-
-	for (size_t i = 0; i < n; i++) {
-		check_capture(ids[i]);
-		free(ids[i]);
-	}
+	pw_fixture_each_kernel(check_capture);
 }
 END_TEST
 
@@ -369,18 +301,18 @@ END_TEST
 START_TEST(test_captures_stat_total)
 {
 	static struct pw_cpu_times cpus[CPU_CAP];
-	char *ids[MAX_KERNELS];
-	size_t n = kernel_ids(ids, MAX_KERNELS);
+	char *ids[PW_FIXTURE_KERNELS_MAX];
+	size_t n = pw_fixture_kernel_ids(ids, PW_FIXTURE_KERNELS_MAX);
 
 	for (size_t i = 0; i < n; i++) {
 		struct pw_procstat st;
 		uint64_t stat_total, types[PW_SOFTIRQ_COUNT];
 		size_t len;
-		char *buf = pw_fixture_read(kpath(ids[i], "proc/stat"), &len);
+		char *buf = pw_fixture_read(pw_fixture_kernel_path(ids[i], "proc/stat"), &len);
 
 		ck_assert_int_eq(pw_procstat_parse(buf, len, cpus, CPU_CAP, &st), 0);
 		free(buf);
-		stat_softirq_line(kpath(ids[i], "proc/stat"), &stat_total, types);
+		stat_softirq_line(pw_fixture_kernel_path(ids[i], "proc/stat"), &stat_total, types);
 		ck_assert_uint_eq(st.softirq_total, stat_total);
 		free(ids[i]);
 	}

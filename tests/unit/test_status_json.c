@@ -1,6 +1,7 @@
 /* test_status_json.c — the /status document of a hand-built sample: golden file
  * (PW_REGENERATE_GOLDEN=1 rewrites it), parsed back with jansson for specific values, nulls where a
- * source is down or a derived figure is missing, and the document before the first sample. */
+ * source is down or a derived figure is missing, the document before the first sample, and the
+ * detector's part: alerts, diagnosis and state while learning, when quiet, with alerts, and off. */
 #include "fixture_util.h"
 #include "status_json.h"
 
@@ -14,6 +15,14 @@
 #define LINE_CAP 8
 #define GOLDEN_STATUS "golden/exporters/status.json"
 
+/* A warm detector with nothing to report: what the daemon usually shows. */
+static const struct pw_detector_view quiet_view = {
+        .samples_seen = 3600,
+        .samples_missed = 2,
+        .real_ns = 1700000000123456789,
+        .warm = true,
+};
+
 static const struct pw_status_self test_self = {
         .version = "0.1.0-test",
         .interval_seconds = 1.0,
@@ -21,6 +30,7 @@ static const struct pw_status_self test_self = {
         .now_mono_ns = 5400000000,
         .history_samples = 42,
         .top_n = 3,
+        .detector = &quiet_view,
 };
 
 static void set_line(struct pw_sample *s, uint32_t i, const char *irq, const char *chip, const char *device,
@@ -116,10 +126,8 @@ static void fill_rest(struct pw_sample *s)
 
 static struct pw_sample *make_sample(void)
 {
-	struct pw_sample *s = calloc(1, pw_sample_size(CPU_CAP, LINE_CAP, false));
+	struct pw_sample *s = pw_test_sample_new(CPU_CAP, LINE_CAP, false);
 
-	ck_assert_ptr_nonnull(s);
-	pw_sample_init(s, CPU_CAP, LINE_CAP, false);
 	s->seq = 42;
 	s->mono_ns = 5000000000;
 	s->real_ns = 1700000000123456789;
@@ -193,31 +201,13 @@ static void assert_null(json_t *root, const char *path)
 	ck_assert_msg(json_is_null(at(root, path)), "%s is not null", path);
 }
 
-static void check_golden(const char *relpath, const char *text)
-{
-	const char *regen = getenv("PW_REGENERATE_GOLDEN");
-	size_t len;
-
-	if (regen && strcmp(regen, "1") == 0) {
-		FILE *f = fopen(pw_fixture_path(relpath), "wb");
-		ck_assert_ptr_nonnull(f);
-		ck_assert_uint_eq(fwrite(text, 1, strlen(text), f), strlen(text));
-		ck_assert_int_eq(fclose(f), 0);
-		return;
-	}
-	char *golden = pw_fixture_read(relpath, &len);
-	ck_assert_msg(strcmp(golden, text) == 0, "%s differs (PW_REGENERATE_GOLDEN=1 rewrites it); got:\n%s",
-	              relpath, text);
-	free(golden);
-}
-
 START_TEST(test_golden)
 {
 	struct pw_sample *s = make_sample();
 	char *text;
 	json_t *root = render_parsed(s, &test_self, &text);
 
-	check_golden(GOLDEN_STATUS, text);
+	pw_fixture_check_golden(GOLDEN_STATUS, text);
 	json_decref(root);
 	free(text);
 	free(s);
@@ -284,6 +274,10 @@ START_TEST(test_values)
 	assert_number(root, "sampler.parse_errors.pressure", 3);
 	ck_assert(json_is_array(at(root, "alerts")));
 	ck_assert_uint_eq(json_array_size(at(root, "alerts")), 0);
+	assert_string(root, "diagnosis", "nothing unusual: CPUs 20.5% busy, 1501 interrupts/s");
+	ck_assert(json_is_true(at(root, "detector.warm")));
+	assert_number(root, "detector.samples_seen", 3600);
+	assert_number(root, "detector.samples_missed", 2);
 	json_decref(root);
 	free(s);
 }
@@ -392,6 +386,152 @@ START_TEST(test_hostile_values)
 }
 END_TEST
 
+static void set_alert(struct pw_alert *a, enum pw_alert_name name, enum pw_alert_state state,
+                      enum pw_severity severity, const char *summary)
+{
+	memset(a, 0, sizeof(*a));
+	a->name = name;
+	a->state = state;
+	a->severity = severity;
+	a->started_real_ns = 1700000000123456789 - 60000000000;
+	a->fired_real_ns = state == PW_ALERT_FIRING ? 1700000000123456789 - 30000000000 : 0;
+	a->value = a->baseline = a->spread = NAN; /* the figures are alerts_json's to test */
+	snprintf(a->scope, sizeof(a->scope), "the host");
+	snprintf(a->summary, sizeof(a->summary), "%s", summary);
+}
+
+/* Without a detector: no alerts, and the diagnosis says why. */
+START_TEST(test_detector_off)
+{
+	struct pw_sample *s = make_sample();
+	struct pw_status_self self = test_self;
+
+	self.detector = NULL;
+	json_t *root = render_parsed(s, &self, NULL);
+	ck_assert_uint_eq(json_array_size(at(root, "alerts")), 0);
+	assert_string(root, "diagnosis", "the detector is off: perfwatch samples, but no incident rules run");
+	assert_null(root, "detector");
+	json_decref(root);
+	free(s);
+}
+END_TEST
+
+START_TEST(test_detector_learning)
+{
+	struct pw_sample *s = make_sample();
+	struct pw_detector_view view = {.samples_seen = 30, .warm = false};
+	struct pw_status_self self = test_self;
+
+	self.detector = &view;
+	json_t *root = render_parsed(s, &self, NULL);
+	ck_assert_uint_eq(json_array_size(at(root, "alerts")), 0);
+	assert_string(root, "diagnosis",
+	              "learning baselines; incident rules that compare with them start after the warmup");
+	ck_assert(json_is_false(at(root, "detector.warm")));
+	assert_number(root, "detector.samples_seen", 30);
+	json_decref(root);
+	free(s);
+}
+END_TEST
+
+/* Quiet, with figures the sample lacks: only what it has is said. */
+START_TEST(test_detector_quiet)
+{
+	struct pw_sample *s = make_sample();
+
+	s->derived.intr_rate = 42.04f;
+	json_t *root = render_parsed(s, &test_self, NULL);
+	assert_string(root, "diagnosis", "nothing unusual: CPUs 20.5% busy, 42.0 interrupts/s");
+	json_decref(root);
+	s->derived.valid = 0; /* the first sample */
+	root = render_parsed(s, &test_self, NULL);
+	assert_string(root, "diagnosis", "nothing unusual");
+	json_decref(root);
+	free(s);
+}
+END_TEST
+
+/* One pending critical alert listed before one firing warning: the list keeps rule order, the
+ * diagnosis puts the firing one first. */
+START_TEST(test_detector_alerts)
+{
+	static struct pw_detector_view view = {.samples_seen = 7200, .warm = true};
+	struct pw_sample *s = make_sample();
+	struct pw_status_self self = test_self;
+
+	set_alert(&view.alerts[0], PW_ALERT_CPU_FREQUENCY_LOW, PW_ALERT_PENDING, PW_SEVERITY_CRITICAL,
+	          "2 busy CPUs run at 62% of their maximum frequency on average (lowest 60%, governor "
+	          "ondemand)");
+	set_alert(&view.alerts[1], PW_ALERT_MEMORY_SWAPPING, PW_ALERT_FIRING, PW_SEVERITY_WARNING,
+	          "The host is swapping: 250.4 pages/s out, 80.1/s in (normally 0.0, 0.5)");
+	view.nalerts = 2;
+	self.detector = &view;
+	json_t *root = render_parsed(s, &self, NULL);
+	ck_assert_uint_eq(json_array_size(at(root, "alerts")), 2);
+	assert_string(root, "alerts.0.name", "CpuFrequencyLow");
+	assert_string(root, "alerts.0.state", "pending");
+	assert_string(root, "alerts.0.started_at", "2023-11-14T22:12:20.123Z");
+	assert_null(root, "alerts.0.value");
+	assert_string(root, "alerts.1.name", "MemorySwapping");
+	assert_string(root, "alerts.1.state", "firing");
+	assert_string(root, "alerts.1.fired_at", "2023-11-14T22:12:50.123Z");
+	ck_assert(json_is_object(at(root, "alerts.1.evidence")));
+	assert_string(
+	        root, "diagnosis",
+	        "The host is swapping: 250.4 pages/s out, 80.1/s in (normally 0.0, 0.5). Pending: 2 busy "
+	        "CPUs run at 62% of their maximum frequency on average (lowest 60%, governor ondemand).");
+	json_decref(root);
+
+	/* CpuFrequencyLow needs no baseline: it can be active while the others still learn. */
+	view.warm = false;
+	view.nalerts = 1;
+	root = render_parsed(s, &self, NULL);
+	assert_string(root, "diagnosis",
+	              "Pending: 2 busy CPUs run at 62% of their maximum frequency on average (lowest 60%, "
+	              "governor ondemand). Still learning baselines; incident rules that compare with them "
+	              "start after the warmup.");
+	json_decref(root);
+
+	/* Before the first sample the document stays short, with whatever the detector lists. */
+	char *text = pw_status_render(NULL, &self);
+	root = json_loads(text, 0, NULL);
+	ck_assert_ptr_nonnull(root);
+	assert_string(root, "status", "starting");
+	ck_assert_uint_eq(json_array_size(at(root, "alerts")), 1);
+	ck_assert_ptr_null(json_object_get(root, "diagnosis"));
+	json_decref(root);
+	free(text);
+	free(s);
+}
+END_TEST
+
+/* Every rule active at once, each summary as long as it can be: the diagnosis holds them all. */
+START_TEST(test_detector_long_diagnosis)
+{
+	static struct pw_detector_view view = {.warm = true};
+	struct pw_sample *s = make_sample();
+	struct pw_status_self self = test_self;
+	char summary[sizeof(view.alerts[0].summary)];
+
+	memset(summary, 'x', sizeof(summary) - 1);
+	summary[sizeof(summary) - 1] = '\0';
+	for (int i = 0; i < PW_ALERT_COUNT; i++)
+		set_alert(&view.alerts[i], (enum pw_alert_name)i, PW_ALERT_PENDING, PW_SEVERITY_WARNING,
+		          summary);
+	memset(view.alerts[3].summary, 'y', sizeof(view.alerts[3].summary)); /* no NUL */
+	view.nalerts = PW_ALERT_COUNT;
+	self.detector = &view;
+	json_t *root = render_parsed(s, &self, NULL);
+	const char *text = json_string_value(at(root, "diagnosis"));
+	/* Seven "Pending: <summary>." joined by spaces; the summary without a NUL is one byte longer. */
+	ck_assert_uint_eq(strlen(text), PW_ALERT_COUNT * (strlen("Pending: ") + strlen(summary) + 1) +
+	                                        (PW_ALERT_COUNT - 1) + 1);
+	ck_assert_ptr_nonnull(strstr(text, "Pending: yyyy"));
+	json_decref(root);
+	free(s);
+}
+END_TEST
+
 static Suite *status_json_suite(void)
 {
 	Suite *s = suite_create("status_json");
@@ -404,7 +544,12 @@ static Suite *status_json_suite(void)
 	tcase_add_test(core, test_first_sample);
 	tcase_add_test(core, test_sources_down);
 	tcase_add_test(core, test_starting);
+	tcase_add_test(core, test_detector_off);
+	tcase_add_test(core, test_detector_learning);
+	tcase_add_test(core, test_detector_quiet);
+	tcase_add_test(core, test_detector_alerts);
 	tcase_add_test(malformed, test_hostile_values);
+	tcase_add_test(malformed, test_detector_long_diagnosis);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, malformed);
 	return s;

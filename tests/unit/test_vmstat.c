@@ -2,7 +2,6 @@
 #include "fixture_util.h"
 #include "vmstat.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,12 +15,9 @@
 /* Parse a copy in a heap block of exactly len bytes, so ASan reports any read past len. */
 static int parse_exact(const char *buf, size_t len, struct pw_vmstat *ret)
 {
-	char *copy = malloc(len);
-	int r;
+	char *copy = pw_test_exact_copy(buf, len);
+	int r = pw_vmstat_parse(copy, len, ret);
 
-	ck_assert_ptr_nonnull(copy);
-	memcpy(copy, buf, len);
-	r = pw_vmstat_parse(copy, len, ret);
 	free(copy);
 	return r;
 }
@@ -167,25 +163,31 @@ START_TEST(test_output_untouched_on_error)
 }
 END_TEST
 
+/* A prefix only loses counters, and a cut number only loses digits. */
+static int parse_prefix(const char *buf, size_t len, void *ret, const void *whole)
+{
+	struct pw_vmstat *part = ret;
+	const struct pw_vmstat *full = whole;
+	int r = pw_vmstat_parse(buf, len, part);
+
+	if (r < 0)
+		return r;
+	ck_assert_uint_eq(part->present & ~full->present, 0);
+	for (int f = 0; f < PW_VM_COUNT; f++)
+		if (part->present & BIT(f))
+			ck_assert_uint_le(part->value[f], full->value[f]);
+	return r;
+}
+
 START_TEST(test_truncated_every_offset)
 {
+	static const char relpath[] = "kernels/vm-2cpu-idle-1/proc/vmstat";
 	size_t len;
-	char *buf = pw_fixture_read("kernels/vm-2cpu-idle-1/proc/vmstat", &len);
+	char *buf = pw_fixture_read(relpath, &len);
 	struct pw_vmstat full, part;
 
 	ck_assert_int_eq(parse_exact(buf, len, &full), 0);
-	for (size_t n = 0; n <= len; n++) {
-		int r = parse_exact(buf, n, &part);
-
-		ck_assert_msg(r == 0 || r == -EINVAL, "offset %zu: %d", n, r);
-		if (r < 0)
-			continue;
-		/* A prefix only loses counters, and a cut number only loses digits. */
-		ck_assert_uint_eq(part.present & ~full.present, 0);
-		for (int f = 0; f < PW_VM_COUNT; f++)
-			if (part.present & BIT(f))
-				ck_assert_uint_le(part.value[f], full.value[f]);
-	}
+	pw_test_every_prefix(relpath, buf, len, parse_prefix, &part, &full);
 	ck_assert_uint_eq(part.present, full.present);
 	ck_assert_mem_eq(part.value, full.value, sizeof(full.value));
 	free(buf);
@@ -200,15 +202,9 @@ START_TEST(test_random_garbage)
 
 	for (int iter = 0; iter < 20000; iter++) {
 		struct pw_vmstat vm;
-		size_t len;
-
-		seed = seed * 1103515245u + 12345u;
-		len = (seed >> 16) % sizeof(buf);
-		for (size_t i = 0; i < len; i++) {
-			seed = seed * 1103515245u + 12345u;
-			buf[i] = alphabet[(seed >> 16) % (sizeof(alphabet) - 1)];
-		}
+		size_t len = pw_test_random_input(&seed, alphabet, sizeof(alphabet) - 1, buf, sizeof(buf));
 		int r = parse_exact(buf, len, &vm);
+
 		ck_assert(r == 0 || r == -EINVAL || r == -ERANGE);
 	}
 }
@@ -248,12 +244,9 @@ END_TEST
 
 static void check_capture(const char *id)
 {
-	char rel[512];
-	struct pw_vmstat vm;
+	struct pw_vmstat vm = parse_fixture(pw_fixture_kernel_path(id, "proc/vmstat"));
 	const uint64_t *v = vm.value;
 
-	snprintf(rel, sizeof(rel), "kernels/%s/proc/vmstat", id);
-	vm = parse_fixture(rel);
 	ck_assert_msg(vm.present == MODERN_FIELDS, "%s: present %#x", id, vm.present);
 	ck_assert_msg(v[PW_VM_PGMAJFAULT] <= v[PW_VM_PGFAULT], "%s: pgmajfault > pgfault", id);
 	ck_assert_msg(v[PW_VM_PGSTEAL_KSWAPD] <= v[PW_VM_PGSCAN_KSWAPD], "%s: kswapd steal > scan", id);
@@ -263,22 +256,7 @@ static void check_capture(const char *id)
 
 START_TEST(test_every_capture)
 {
-	char root[4096];
-	struct dirent *de;
-	DIR *dir;
-	int n = 0;
-
-	snprintf(root, sizeof(root), "%s", pw_fixture_path("kernels"));
-	dir = opendir(root);
-	ck_assert_msg(dir != NULL, "cannot open %s", root);
-	while ((de = readdir(dir)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		check_capture(de->d_name);
-		n++;
-	}
-	closedir(dir);
-	ck_assert_int_gt(n, 0);
+	ck_assert_uint_gt(pw_fixture_each_kernel(check_capture), 0);
 }
 END_TEST
 

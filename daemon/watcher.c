@@ -1,0 +1,141 @@
+/* watcher.c — the detector thread between the sampler's ring and the readers of alerts. */
+#include "watcher.h"
+
+#include "log.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#define VIEW_SLOTS 4
+#define EVENTS_CAP (2 * PW_ALERT_COUNT)
+
+struct pw_watcher {
+	const struct pw_sampler *sampler;
+	struct pw_detector *detector;
+	struct pw_ring *views; /* written by this thread only */
+	struct pw_detector_view view;
+	struct pw_sample *sample; /* scratch copy of the sample being judged */
+	struct pw_alert_event events[EVENTS_CAP];
+	uint64_t next_seq; /* the next publication to read */
+	int wake_fd;       /* the sampler's eventfd */
+	atomic_bool stop;
+	bool running;
+	pthread_t thread;
+};
+
+struct pw_watcher *pw_watcher_new(struct pw_sampler *sampler, const struct pw_detector_config *config,
+                                  char *err, size_t err_size)
+{
+	struct pw_watcher *w = calloc(1, sizeof(*w));
+	const struct pw_ring *latest = pw_sampler_latest(sampler);
+
+	if (!w)
+		return snprintf(err, err_size, "out of memory"), NULL;
+	w->sampler = sampler;
+	w->next_seq = 1;
+	w->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	w->sample = malloc(pw_ring_payload_size(latest));
+	w->views = pw_ring_new(VIEW_SLOTS, sizeof(struct pw_detector_view));
+	if (w->wake_fd < 0 || !w->sample || !w->views) {
+		snprintf(err, err_size, "cannot set up the detector: %s",
+		         w->wake_fd < 0 ? strerror(errno) : "out of memory");
+		pw_watcher_free(w);
+		return NULL;
+	}
+	pw_sampler_notify(sampler, w->wake_fd);
+	w->detector = pw_detector_new(config, pw_sampler_cpu_cap(sampler), pw_sampler_line_cap(sampler));
+	if (!w->detector) {
+		snprintf(err, err_size, "cannot set up the detector: out of memory");
+		pw_watcher_free(w);
+		return NULL;
+	}
+	return w;
+}
+
+static void log_event(const struct pw_alert_event *ev)
+{
+	const struct pw_alert *a = &ev->alert;
+	const char *to = ev->resolved ? "resolved" : pw_alert_state_str(a->state);
+	int level = a->state == PW_ALERT_FIRING ? LOG_WARNING : LOG_NOTICE;
+
+	pw_log(level, "alert %s %s -> %s (%s): %s", pw_alert_name_str(a->name), pw_alert_state_str(ev->from),
+	       to, pw_severity_str(a->severity), a->summary);
+}
+
+/* Judge every sample published since the last pass, oldest first. */
+static void catch_up(struct pw_watcher *w)
+{
+	const struct pw_ring *latest = pw_sampler_latest(w->sampler);
+	uint64_t head = pw_ring_head(latest);
+
+	for (; w->next_seq <= head; w->next_seq++) {
+		if (pw_ring_read(latest, w->next_seq, w->sample) < 0) {
+			w->view.samples_missed++; /* overwritten before we got to it */
+			continue;
+		}
+		size_t n = pw_detector_observe(w->detector, w->sample, w->events, EVENTS_CAP);
+		for (size_t i = 0; i < n && i < EVENTS_CAP; i++)
+			log_event(&w->events[i]);
+		w->view.samples_seen++;
+	}
+	pw_detector_snapshot(w->detector, &w->view);
+	pw_ring_publish(w->views, &w->view);
+}
+
+static void *watcher_main(void *arg)
+{
+	struct pw_watcher *w = arg;
+	struct pollfd pfd = {.fd = w->wake_fd, .events = POLLIN};
+	uint64_t count;
+
+	while (!atomic_load(&w->stop)) {
+		/* The timeout only bounds how late a stop request is seen. */
+		if (poll(&pfd, 1, 200) > 0 && read(w->wake_fd, &count, sizeof(count)) > 0)
+			catch_up(w);
+	}
+	return NULL;
+}
+
+int pw_watcher_start(struct pw_watcher *w)
+{
+	int r = pthread_create(&w->thread, NULL, watcher_main, w);
+	if (r != 0)
+		return -r;
+	w->running = true;
+	return 0;
+}
+
+void pw_watcher_stop(struct pw_watcher *w)
+{
+	if (!w->running)
+		return;
+	atomic_store(&w->stop, true);
+	pthread_join(w->thread, NULL);
+	w->running = false;
+}
+
+void pw_watcher_free(struct pw_watcher *w)
+{
+	if (!w)
+		return;
+	pw_watcher_stop(w);
+	if (w->wake_fd >= 0)
+		close(w->wake_fd);
+	pw_detector_free(w->detector);
+	pw_ring_free(w->views);
+	free(w->sample);
+	free(w);
+}
+
+bool pw_watcher_view(const struct pw_watcher *w, struct pw_detector_view *ret)
+{
+	return pw_ring_read_latest(w->views, ret) != 0;
+}

@@ -1,0 +1,439 @@
+/* alerts_json.c — the detector's active alerts as JSON with jansson: the /alerts document and the
+ * "alerts" list of /status.
+ *
+ * One alert: name, state, severity, when it started (and fired), its words, its headline figure
+ * against the baseline, the labels a notifier groups by, and the evidence of its rule under named
+ * keys (one function per rule below). Rounding as /status: percentages 1 decimal, rates 1 decimal
+ * below 100/s and whole above, MiB 1 decimal, MHz whole, PSI the kernel's 2 decimals; a figure that
+ * is not finite (not derived on this sample) is null. */
+#include "alerts_json.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* An allocation failure anywhere marks the build failed: the caller drops the whole array. */
+struct build {
+	bool failed;
+};
+
+/* obj[key] = value (stolen); any failure, including value == NULL, marks the build failed. */
+static void set(struct build *b, json_t *obj, const char *key, json_t *value)
+{
+	if (!value || json_object_set_new(obj, key, value) < 0)
+		b->failed = true;
+}
+
+static void push(struct build *b, json_t *array, json_t *value)
+{
+	if (!value || json_array_append_new(array, value) < 0)
+		b->failed = true;
+}
+
+/* ---- figure helpers -------------------------------------------------------------------------- */
+
+json_t *pw_json_real(double value, int decimals)
+{
+	double scale = decimals <= 0 ? 1 : decimals == 1 ? 10 : decimals == 2 ? 100 : 1000;
+
+	return isfinite(value) ? json_real(round(value * scale) / scale) : json_null();
+}
+
+json_t *pw_json_percent(double fraction)
+{
+	return pw_json_real(fraction * 100.0, 1);
+}
+
+json_t *pw_json_rate(double per_second)
+{
+	return pw_json_real(per_second, fabs(per_second) >= 100 ? 0 : 1);
+}
+
+json_t *pw_json_mhz(uint32_t khz)
+{
+	return khz ? json_integer((khz + 500) / 1000) : json_null();
+}
+
+json_t *pw_json_text(const char *str, size_t max)
+{
+	size_t n = strnlen(str, max);
+	json_t *text;
+	char *copy;
+
+	if (n == 0)
+		return json_null();
+	text = json_stringn(str, n);
+	if (text)
+		return text;
+	/* jansson refuses invalid UTF-8; keep the ASCII and mark the rest. */
+	copy = malloc(n);
+	if (!copy)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		copy[i] = (unsigned char)str[i] < 0x80 ? str[i] : '?';
+	text = json_stringn(copy, n);
+	free(copy);
+	return text;
+}
+
+json_t *pw_json_rfc3339(int64_t real_ns)
+{
+	int64_t rem = real_ns % 1000000000;
+	time_t secs = (time_t)(real_ns / 1000000000);
+	struct tm tm;
+	char buf[40];
+
+	if (rem < 0) { /* round towards the past, so the milliseconds are never negative */
+		secs--;
+		rem += 1000000000;
+	}
+	if (!gmtime_r(&secs, &tm) || strftime(buf, 24, "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+		return json_null();
+	snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), ".%03dZ", (int)(rem / 1000000));
+	return json_string(buf);
+}
+
+char *pw_json_dump(const json_t *root)
+{
+	char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
+	size_t len;
+	char *grown;
+
+	if (!text)
+		return NULL;
+	len = strlen(text);
+	grown = realloc(text, len + 2);
+	if (!grown) {
+		free(text);
+		return NULL;
+	}
+	grown[len] = '\n';
+	grown[len + 1] = '\0';
+	return grown;
+}
+
+/* A time that may be unset (0). */
+static json_t *time_or_null(int64_t real_ns)
+{
+	return real_ns ? pw_json_rfc3339(real_ns) : json_null();
+}
+
+/* MiB with one decimal, or null when meminfo was not read (MemTotal 0). */
+static json_t *mib(uint64_t kb, bool known)
+{
+	return known ? pw_json_real((double)kb / 1024.0, 1) : json_null();
+}
+
+/* PSI avg10 in hundredths of a percent; UINT32_MAX: the kernel has none. */
+static json_t *psi_percent(uint32_t hundredths)
+{
+	return hundredths == UINT32_MAX ? json_null() : pw_json_real(hundredths / 100.0, 2);
+}
+
+static uint32_t min_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+/* ---- evidence, one function per rule --------------------------------------------------------- */
+
+/* irq, device, per_second, baseline_per_second of one interrupt line. */
+static void line_fields(struct build *b, json_t *obj, const struct pw_ev_line *line)
+{
+	set(b, obj, "irq", pw_json_text(line->irq, sizeof(line->irq)));
+	set(b, obj, "device", pw_json_text(line->device, sizeof(line->device)));
+	set(b, obj, "per_second", pw_json_rate(line->rate));
+	set(b, obj, "baseline_per_second", pw_json_rate(line->baseline));
+}
+
+static json_t *irq_cpus(struct build *b, const struct pw_ev_interrupt_time *ev)
+{
+	json_t *list = json_array();
+
+	for (uint32_t i = 0; i < min_u32(ev->ncpus, PW_EV_CPUS); i++) {
+		json_t *cpu = json_object();
+		set(b, cpu, "cpu", json_integer(ev->cpus[i].cpu));
+		set(b, cpu, "irq_percent", pw_json_percent(ev->cpus[i].irq));
+		set(b, cpu, "softirq_percent", pw_json_percent(ev->cpus[i].softirq));
+		set(b, cpu, "baseline_percent", pw_json_percent(ev->cpus[i].baseline));
+		push(b, list, cpu);
+	}
+	return list;
+}
+
+static json_t *irq_softirqs(struct build *b, const struct pw_ev_interrupt_time *ev)
+{
+	json_t *list = json_array();
+
+	for (uint32_t i = 0; i < min_u32(ev->nsoftirqs, PW_EV_SOFTIRQS); i++) {
+		uint32_t type = ev->softirqs[i].type;
+		json_t *item = json_object();
+		set(b, item, "type",
+		    type < PW_SOFTIRQ_COUNT ? json_string(pw_softirq_name((enum pw_softirq_type)type))
+		                            : json_null());
+		set(b, item, "per_second", pw_json_rate(ev->softirqs[i].rate));
+		set(b, item, "baseline_per_second", pw_json_rate(ev->softirqs[i].baseline));
+		push(b, list, item);
+	}
+	return list;
+}
+
+static json_t *ev_interrupt_time(struct build *b, const struct pw_ev_interrupt_time *ev)
+{
+	json_t *obj = json_object(), *lines = json_array();
+
+	set(b, obj, "host_irq_percent", pw_json_percent(ev->host_irq));
+	set(b, obj, "host_softirq_percent", pw_json_percent(ev->host_softirq));
+	set(b, obj, "host_baseline_percent", pw_json_percent(ev->host_baseline));
+	set(b, obj, "interrupts_per_second", pw_json_rate(ev->intr_rate));
+	set(b, obj, "interrupts_baseline_per_second", pw_json_rate(ev->intr_baseline));
+	set(b, obj, "cpus", irq_cpus(b, ev));
+	for (uint32_t i = 0; i < min_u32(ev->nlines, PW_EV_LINES); i++) {
+		json_t *line = json_object();
+		line_fields(b, line, &ev->lines[i]);
+		push(b, lines, line);
+	}
+	set(b, obj, "lines", lines);
+	set(b, obj, "softirqs", irq_softirqs(b, ev));
+	return obj;
+}
+
+static json_t *ev_frequency(struct build *b, const struct pw_ev_frequency *ev)
+{
+	json_t *obj = json_object(), *cpus = json_array();
+
+	set(b, obj, "busy_cpus", json_integer(ev->busy_cpus));
+	set(b, obj, "busy_average_percent_of_max", pw_json_percent(ev->busy_avg_ratio));
+	set(b, obj, "source", json_string(ev->from_time_in_state ? "time_in_state" : "scaling_cur_freq"));
+	set(b, obj, "governor", pw_json_text(ev->governor, sizeof(ev->governor)));
+	set(b, obj, "driver", pw_json_text(ev->driver, sizeof(ev->driver)));
+	for (uint32_t i = 0; i < min_u32(ev->ncpus, PW_EV_FREQ_CPUS); i++) {
+		uint32_t avg = ev->cpus[i].avg_khz, max = ev->cpus[i].max_khz;
+		json_t *cpu = json_object();
+		set(b, cpu, "cpu", json_integer(ev->cpus[i].cpu));
+		set(b, cpu, "busy_percent", pw_json_percent(ev->cpus[i].busy));
+		set(b, cpu, "avg_mhz", pw_json_mhz(avg));
+		set(b, cpu, "max_mhz", pw_json_mhz(max));
+		set(b, cpu, "percent_of_max", avg && max ? pw_json_percent((double)avg / max) : json_null());
+		push(b, cpus, cpu);
+	}
+	set(b, obj, "cpus", cpus);
+	return obj;
+}
+
+static json_t *ev_rate_drop(struct build *b, const struct pw_ev_rate_drop *ev)
+{
+	json_t *obj = json_object();
+
+	set(b, obj, "scope", json_string(ev->host ? "host" : "line"));
+	line_fields(b, obj, &ev->line);
+	set(b, obj, "baseline_spread", pw_json_rate(ev->baseline_spread));
+	set(b, obj, "lowest_per_second", pw_json_rate(ev->min_rate));
+	set(b, obj, "since", time_or_null(ev->started_real_ns));
+	return obj;
+}
+
+/* MemorySwapping and IoWaitHigh share the memory-pressure picture. */
+static json_t *ev_memory(struct build *b, const struct pw_ev_memory *ev)
+{
+	json_t *obj = json_object();
+	bool mem = ev->mem_total_kb > 0;
+
+	set(b, obj, "swap_out_pages_per_second", pw_json_rate(ev->swap_out));
+	set(b, obj, "swap_out_baseline_pages_per_second", pw_json_rate(ev->swap_out_baseline));
+	set(b, obj, "swap_in_pages_per_second", pw_json_rate(ev->swap_in));
+	set(b, obj, "swap_in_baseline_pages_per_second", pw_json_rate(ev->swap_in_baseline));
+	set(b, obj, "major_faults_per_second", pw_json_rate(ev->major_faults));
+	set(b, obj, "major_faults_baseline_per_second", pw_json_rate(ev->major_faults_baseline));
+	set(b, obj, "refaults_per_second", pw_json_rate(ev->refaults));
+	set(b, obj, "iowait_percent", pw_json_percent(ev->iowait));
+	set(b, obj, "iowait_baseline_percent", pw_json_percent(ev->iowait_baseline));
+	set(b, obj, "memory_total_mib", mib(ev->mem_total_kb, mem));
+	set(b, obj, "memory_available_mib", mib(ev->mem_available_kb, mem));
+	set(b, obj, "memory_free_mib", mib(ev->mem_free_kb, mem));
+	set(b, obj, "page_cache_mib", mib(ev->cached_kb, mem));
+	set(b, obj, "swap_total_mib", mib(ev->swap_total_kb, mem));
+	set(b, obj, "swap_free_mib", mib(ev->swap_free_kb, mem));
+	set(b, obj, "pressure_memory_some_percent", psi_percent(ev->psi_memory_some));
+	set(b, obj, "pressure_io_some_percent", psi_percent(ev->psi_io_some));
+	set(b, obj, "procs_blocked", json_integer(ev->procs_blocked));
+	return obj;
+}
+
+static json_t *ev_system_time(struct build *b, const struct pw_ev_system_time *ev)
+{
+	json_t *obj = json_object(), *cpus = json_array();
+
+	set(b, obj, "system_percent", pw_json_percent(ev->host_system));
+	set(b, obj, "user_percent", pw_json_percent(ev->host_user));
+	set(b, obj, "system_baseline_percent", pw_json_percent(ev->system_baseline));
+	set(b, obj, "context_switches_per_second", pw_json_rate(ev->ctxt_rate));
+	set(b, obj, "context_switches_baseline_per_second", pw_json_rate(ev->ctxt_baseline));
+	set(b, obj, "run_queue", pw_json_real(ev->run_queue, 1));
+	set(b, obj, "run_queue_baseline", pw_json_real(ev->run_queue_baseline, 1));
+	for (uint32_t i = 0; i < min_u32(ev->ncpus, PW_EV_CPUS); i++) {
+		json_t *cpu = json_object();
+		set(b, cpu, "cpu", json_integer(ev->cpus[i].cpu));
+		set(b, cpu, "system_percent", pw_json_percent(ev->cpus[i].system));
+		set(b, cpu, "user_percent", pw_json_percent(ev->cpus[i].user));
+		push(b, cpus, cpu);
+	}
+	set(b, obj, "cpus", cpus);
+	return obj;
+}
+
+static json_t *ev_steal(struct build *b, const struct pw_ev_steal *ev)
+{
+	json_t *obj = json_object();
+
+	set(b, obj, "steal_percent", pw_json_percent(ev->host_steal));
+	set(b, obj, "steal_baseline_percent", pw_json_percent(ev->steal_baseline));
+	return obj;
+}
+
+static json_t *evidence(struct build *b, const struct pw_alert *a)
+{
+	switch (a->name) {
+	case PW_ALERT_INTERRUPT_TIME_HIGH:
+		return ev_interrupt_time(b, &a->evidence.interrupt_time);
+	case PW_ALERT_CPU_FREQUENCY_LOW:
+		return ev_frequency(b, &a->evidence.frequency);
+	case PW_ALERT_INTERRUPT_RATE_DROP:
+		return ev_rate_drop(b, &a->evidence.rate_drop);
+	case PW_ALERT_MEMORY_SWAPPING:
+	case PW_ALERT_IOWAIT_HIGH:
+		return ev_memory(b, &a->evidence.memory);
+	case PW_ALERT_SYSTEM_TIME_HIGH:
+		return ev_system_time(b, &a->evidence.system_time);
+	case PW_ALERT_STEAL_HIGH:
+		return ev_steal(b, &a->evidence.steal);
+	case PW_ALERT_COUNT:
+		break;
+	}
+	return json_null();
+}
+
+/* ---- one alert -------------------------------------------------------------------------------- */
+
+enum unit { UNIT_PERCENT, UNIT_PER_SECOND, UNIT_PAGES_PER_SECOND };
+
+/* The unit of a rule's headline figure (value, baseline): shares and the frequency ratio are shown
+ * in percent, rates per second. */
+static enum unit headline_unit(enum pw_alert_name name)
+{
+	switch (name) {
+	case PW_ALERT_INTERRUPT_RATE_DROP:
+		return UNIT_PER_SECOND;
+	case PW_ALERT_MEMORY_SWAPPING:
+		return UNIT_PAGES_PER_SECOND;
+	default:
+		return UNIT_PERCENT;
+	}
+}
+
+static json_t *headline(enum unit unit, double value)
+{
+	return unit == UNIT_PERCENT ? pw_json_percent(value) : pw_json_rate(value);
+}
+
+static json_t *labels(struct build *b, const struct pw_alert *a)
+{
+	json_t *obj = json_object();
+
+	set(b, obj, "alertname", json_string(pw_alert_name_str(a->name)));
+	set(b, obj, "severity", json_string(pw_severity_str(a->severity)));
+	set(b, obj, "scope", pw_json_text(a->scope, sizeof(a->scope)));
+	return obj;
+}
+
+static json_t *alert_json(struct build *b, const struct pw_alert *a)
+{
+	static const char *const unit_names[] = {"percent", "per_second", "pages_per_second"};
+	enum unit unit = headline_unit(a->name);
+	json_t *obj = json_object(), *baseline = json_object();
+
+	set(b, obj, "name", json_string(pw_alert_name_str(a->name)));
+	set(b, obj, "state", json_string(pw_alert_state_str(a->state)));
+	set(b, obj, "severity", json_string(pw_severity_str(a->severity)));
+	set(b, obj, "started_at", pw_json_rfc3339(a->started_real_ns));
+	set(b, obj, "fired_at", a->state == PW_ALERT_FIRING ? time_or_null(a->fired_real_ns) : json_null());
+	set(b, obj, "summary", pw_json_text(a->summary, sizeof(a->summary)));
+	set(b, obj, "description", pw_json_text(a->description, sizeof(a->description)));
+	set(b, obj, "value", headline(unit, a->value));
+	set(b, obj, "unit", json_string(unit_names[unit]));
+	set(b, baseline, "mean", headline(unit, a->baseline));
+	set(b, baseline, "spread", headline(unit, a->spread));
+	set(b, obj, "baseline", baseline);
+	set(b, obj, "labels", labels(b, a));
+	set(b, obj, "evidence", evidence(b, a));
+	return obj;
+}
+
+/* ---- the list ---------------------------------------------------------------------------------- */
+
+static bool active(const struct pw_alert *a)
+{
+	return a->state == PW_ALERT_PENDING || a->state == PW_ALERT_FIRING;
+}
+
+static uint32_t view_count(const struct pw_detector_view *view)
+{
+	return view ? min_u32(view->nalerts, PW_ALERT_COUNT) : 0;
+}
+
+json_t *pw_alerts_json_array(const struct pw_detector_view *view)
+{
+	struct build b = {.failed = false};
+	json_t *list = json_array();
+
+	if (!list)
+		return NULL;
+	for (uint32_t i = 0; i < view_count(view); i++)
+		if (active(&view->alerts[i]))
+			push(&b, list, alert_json(&b, &view->alerts[i]));
+	if (b.failed) {
+		json_decref(list);
+		return NULL;
+	}
+	return list;
+}
+
+char *pw_alerts_render(const struct pw_detector_view *view)
+{
+	json_t *root = json_object();
+	char *text = NULL;
+
+	/* json_object_set_new takes the array even when it fails. */
+	if (root && json_object_set_new(root, "alerts", pw_alerts_json_array(view)) == 0)
+		text = pw_json_dump(root);
+	json_decref(root);
+	return text;
+}
+
+static int urgency(const struct pw_alert *a)
+{
+	return (a->state == PW_ALERT_FIRING ? 2 : 0) + (a->severity == PW_SEVERITY_CRITICAL ? 1 : 0);
+}
+
+size_t pw_alerts_by_urgency(const struct pw_detector_view *view, const struct pw_alert **ret, size_t cap)
+{
+	size_t n = 0;
+
+	for (uint32_t i = 0; i < view_count(view); i++) {
+		const struct pw_alert *a = &view->alerts[i];
+		if (!active(a))
+			continue;
+		/* Bounded insertion, stable: equals keep rule order. */
+		size_t at = n < cap ? n++ : cap;
+		while (at > 0 && urgency(ret[at - 1]) < urgency(a)) {
+			if (at < cap)
+				ret[at] = ret[at - 1];
+			at--;
+		}
+		if (at < cap)
+			ret[at] = a;
+	}
+	return n;
+}

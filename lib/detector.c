@@ -1,0 +1,396 @@
+/* detector.c — baselines learning, and the pending -> firing -> resolved lifecycle of each rule. */
+#include "detector_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NS_PER_S 1e9
+
+static const char *const alert_names[PW_ALERT_COUNT] = {
+        "InterruptTimeHigh", "CpuFrequencyLow", "InterruptRateDrop", "MemorySwapping",
+        "IoWaitHigh",        "SystemTimeHigh",  "StealHigh",
+};
+
+static const char *const signal_names[PW_SIG_COUNT] = {
+        "cpu_user_ratio",
+        "cpu_system_ratio",
+        "cpu_iowait_ratio",
+        "cpu_irq_ratio",
+        "cpu_steal_ratio",
+        "interrupts_per_second",
+        "context_switches_per_second",
+        "run_queue",
+        "swap_in_pages_per_second",
+        "swap_out_pages_per_second",
+        "major_faults_per_second",
+        "pressure_cpu_some_percent",
+        "pressure_memory_some_percent",
+        "pressure_io_some_percent",
+};
+
+/* The rule whose incident a signal describes: it stops learning while that rule is active. */
+static const enum pw_alert_name signal_owner[PW_SIG_COUNT] = {
+        [PW_SIG_USER] = PW_ALERT_SYSTEM_TIME_HIGH,
+        [PW_SIG_SYSTEM] = PW_ALERT_SYSTEM_TIME_HIGH,
+        [PW_SIG_IOWAIT] = PW_ALERT_IOWAIT_HIGH,
+        [PW_SIG_IRQ] = PW_ALERT_INTERRUPT_TIME_HIGH,
+        [PW_SIG_STEAL] = PW_ALERT_STEAL_HIGH,
+        [PW_SIG_INTR_RATE] = PW_ALERT_INTERRUPT_RATE_DROP,
+        [PW_SIG_CTXT_RATE] = PW_ALERT_SYSTEM_TIME_HIGH,
+        [PW_SIG_RUN_QUEUE] = PW_ALERT_SYSTEM_TIME_HIGH,
+        [PW_SIG_SWAP_IN] = PW_ALERT_MEMORY_SWAPPING,
+        [PW_SIG_SWAP_OUT] = PW_ALERT_MEMORY_SWAPPING,
+        [PW_SIG_MAJOR_FAULTS] = PW_ALERT_MEMORY_SWAPPING,
+        [PW_SIG_PSI_CPU] = PW_ALERT_SYSTEM_TIME_HIGH,
+        [PW_SIG_PSI_MEMORY] = PW_ALERT_MEMORY_SWAPPING,
+        [PW_SIG_PSI_IO] = PW_ALERT_IOWAIT_HIGH,
+};
+
+const char *pw_alert_name_str(enum pw_alert_name name)
+{
+	return (unsigned)name < PW_ALERT_COUNT ? alert_names[name] : "unknown";
+}
+
+int pw_alert_name_parse(const char *str)
+{
+	for (int i = 0; i < PW_ALERT_COUNT; i++)
+		if (strcmp(alert_names[i], str) == 0)
+			return i;
+	return -1;
+}
+
+const char *pw_alert_state_str(enum pw_alert_state state)
+{
+	static const char *const names[] = {"inactive", "pending", "firing"};
+	return (unsigned)state <= PW_ALERT_FIRING ? names[state] : "unknown";
+}
+
+const char *pw_severity_str(enum pw_severity severity)
+{
+	return severity == PW_SEVERITY_CRITICAL ? "critical" : "warning";
+}
+
+const char *pw_signal_name(enum pw_signal signal)
+{
+	return (unsigned)signal < PW_SIG_COUNT ? signal_names[signal] : "unknown";
+}
+
+double pw_rate_spread_floor(const struct pw_baseline *b)
+{
+	double rel = PW_RATE_SPREAD_REL * fabs(b->mean);
+	return rel > PW_RATE_SPREAD_FLOOR ? rel : PW_RATE_SPREAD_FLOOR;
+}
+
+void pw_detector_config_defaults(struct pw_detector_config *c, int64_t alert_for_ns, int64_t interval_ns)
+{
+	/* threshold, critical, sigmas per rule; units in docs/detection.md. */
+	static const double table[PW_ALERT_COUNT][3] = {
+	        [PW_ALERT_INTERRUPT_TIME_HIGH] = {0.05, 0.20, 4}, /* share of a CPU in handlers */
+	        [PW_ALERT_CPU_FREQUENCY_LOW] = {0.85, 0.70, 0},   /* avg/max frequency of busy CPUs */
+	        [PW_ALERT_INTERRUPT_RATE_DROP] = {0.20, 0.05, 4}, /* rate as a fraction of baseline */
+	        [PW_ALERT_MEMORY_SWAPPING] = {1.0, 100.0, 4},     /* pages swapped per second */
+	        [PW_ALERT_IOWAIT_HIGH] = {0.10, 0.25, 4},         /* host iowait share */
+	        [PW_ALERT_SYSTEM_TIME_HIGH] = {0.25, 0.60, 4},    /* host system share */
+	        [PW_ALERT_STEAL_HIGH] = {0.10, 0.30, 4},          /* host steal share */
+	};
+
+	memset(c, 0, sizeof(*c));
+	c->warmup_ns = 600 * (int64_t)NS_PER_S;
+	c->half_life_s = 3600;
+	c->busy_share = 0.5;
+	for (int i = 0; i < PW_ALERT_COUNT; i++) {
+		c->rules[i].enabled = true;
+		c->rules[i].for_ns = alert_for_ns;
+		c->rules[i].resolve_ns = 3 * interval_ns;
+		c->rules[i].threshold = table[i][0];
+		c->rules[i].critical = table[i][1];
+		c->rules[i].sigmas = table[i][2];
+	}
+}
+
+struct pw_detector *pw_detector_new(const struct pw_detector_config *config, uint32_t cpu_cap,
+                                    uint32_t line_cap)
+{
+	struct pw_detector *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	d->config = *config;
+	d->cpu_cap = cpu_cap;
+	d->line_cap = line_cap;
+	d->cpu_irq = calloc(cpu_cap, sizeof(*d->cpu_irq));
+	d->cpu_system = calloc(cpu_cap, sizeof(*d->cpu_system));
+	d->lines = calloc(line_cap, sizeof(*d->lines));
+	if (!d->cpu_irq || !d->cpu_system || !d->lines) {
+		pw_detector_free(d);
+		return NULL;
+	}
+	return d;
+}
+
+void pw_detector_free(struct pw_detector *d)
+{
+	if (!d)
+		return;
+	free(d->cpu_irq);
+	free(d->cpu_system);
+	free(d->lines);
+	free(d);
+}
+
+void pw_detector_reconfigure(struct pw_detector *d, const struct pw_detector_config *config)
+{
+	d->config = *config;
+}
+
+static double share_or_nan(const struct pw_sample *s, double value)
+{
+	return (s->derived.valid & PW_DERIVED_SHARES) ? value : NAN;
+}
+
+static double rate_or_nan(const struct pw_sample *s, float value)
+{
+	return (s->derived.valid & PW_DERIVED_RATES) ? (double)value : NAN;
+}
+
+static double psi_or_nan(const struct pw_sample *s, enum pw_psi_resource r)
+{
+	return (s->psi_present >> r & 1u) && s->psi[r].some.present ? s->psi[r].some.avg10 / 100.0 : NAN;
+}
+
+static void read_figures(const struct pw_sample *s, struct pw_now *now)
+{
+	const float *share = s->derived.share;
+	const struct pw_cpu_sample *cpus = pw_sample_cpus_const(s);
+	double *h = now->host;
+
+	now->sample = s;
+	h[PW_SIG_USER] = share_or_nan(s, share[PW_MODE_USER] + share[PW_MODE_NICE]);
+	h[PW_SIG_SYSTEM] = share_or_nan(s, share[PW_MODE_SYSTEM]);
+	h[PW_SIG_IOWAIT] = share_or_nan(s, share[PW_MODE_IOWAIT]);
+	h[PW_SIG_IRQ] = share_or_nan(s, share[PW_MODE_IRQ] + share[PW_MODE_SOFTIRQ]);
+	h[PW_SIG_STEAL] = share_or_nan(s, share[PW_MODE_STEAL]);
+	h[PW_SIG_INTR_RATE] = rate_or_nan(s, s->derived.intr_rate);
+	h[PW_SIG_CTXT_RATE] = rate_or_nan(s, s->derived.ctxt_rate);
+	h[PW_SIG_RUN_QUEUE] =
+	        pw_sample_has(s, PW_SRC_STAT) && (s->stat.present & PW_PROCSTAT_HAS_PROCS_RUNNING)
+	                ? (double)s->stat.procs_running
+	                : NAN;
+	h[PW_SIG_SWAP_IN] = rate_or_nan(s, s->derived.vm_rate[PW_VM_PSWPIN]);
+	h[PW_SIG_SWAP_OUT] = rate_or_nan(s, s->derived.vm_rate[PW_VM_PSWPOUT]);
+	h[PW_SIG_MAJOR_FAULTS] = rate_or_nan(s, s->derived.vm_rate[PW_VM_PGMAJFAULT]);
+	h[PW_SIG_PSI_CPU] = psi_or_nan(s, PW_PSI_CPU);
+	h[PW_SIG_PSI_MEMORY] = psi_or_nan(s, PW_PSI_MEMORY);
+	h[PW_SIG_PSI_IO] = psi_or_nan(s, PW_PSI_IO);
+	now->online_cpus = 0;
+	for (uint32_t id = 0; id < s->ncpu && id < s->cpu_cap; id++)
+		now->online_cpus += cpus[id].online && cpus[id].times.present;
+}
+
+/* A rule's signals stop learning while it is pending or firing, so an incident never becomes the
+ * normal; but not for ever: after half a half-life a lasting change is the host's new normal (a
+ * load test that ended), and learning resumes so the alert can resolve. */
+static bool rule_active(const struct pw_detector *d, enum pw_alert_name name)
+{
+	const struct pw_alert *a = &d->rules[name].alert;
+
+	return a->state != PW_ALERT_INACTIVE &&
+	       (double)(d->last_mono_ns - a->started_mono_ns) / NS_PER_S < d->config.half_life_s / 2;
+}
+
+const struct pw_line_baseline *pw_detector_line(const struct pw_detector *d, uint32_t index, const char *irq)
+{
+	if (index < d->line_cap && d->lines[index].used && strcmp(d->lines[index].irq, irq) == 0)
+		return &d->lines[index];
+	for (uint32_t i = 0; i < d->line_cap; i++)
+		if (d->lines[i].used && strcmp(d->lines[i].irq, irq) == 0)
+			return &d->lines[i];
+	return NULL;
+}
+
+/* The slot for irq: its own, else the one at its index if free, else the first free one. */
+static struct pw_line_baseline *line_slot(struct pw_detector *d, uint32_t index, const char *irq)
+{
+	struct pw_line_baseline *found = (struct pw_line_baseline *)pw_detector_line(d, index, irq);
+
+	if (found)
+		return found;
+	for (uint32_t i = 0; i <= d->line_cap; i++) {
+		uint32_t at = i == 0 ? index : i - 1;
+		if (at < d->line_cap && !d->lines[at].used) {
+			d->lines[at].used = true;
+			snprintf(d->lines[at].irq, sizeof(d->lines[at].irq), "%s", irq);
+			return &d->lines[at];
+		}
+	}
+	return NULL;
+}
+
+static void learn_cpus(struct pw_detector *d, const struct pw_sample *s, double dt)
+{
+	const struct pw_cpu_sample *cpus = pw_sample_cpus_const(s);
+	double hl = d->config.half_life_s;
+	bool irq_frozen = rule_active(d, PW_ALERT_INTERRUPT_TIME_HIGH);
+	bool sys_frozen = rule_active(d, PW_ALERT_SYSTEM_TIME_HIGH);
+
+	for (uint32_t id = 0; id < s->cpu_cap && id < d->cpu_cap; id++) {
+		const float *share = cpus[id].share;
+		if (!(cpus[id].derived_valid & PW_DERIVED_SHARES))
+			continue;
+		if (!irq_frozen)
+			pw_baseline_update(&d->cpu_irq[id], share[PW_MODE_IRQ] + share[PW_MODE_SOFTIRQ], dt,
+			                   hl);
+		if (!sys_frozen)
+			pw_baseline_update(&d->cpu_system[id], share[PW_MODE_SYSTEM], dt, hl);
+	}
+}
+
+static void learn(struct pw_detector *d, const struct pw_now *now, double dt)
+{
+	const struct pw_sample *s = now->sample;
+	const struct pw_line_sample *lines = pw_sample_lines_const(s);
+	double hl = d->config.half_life_s;
+
+	for (int sig = 0; sig < PW_SIG_COUNT; sig++)
+		if (!rule_active(d, signal_owner[sig]))
+			pw_baseline_update(&d->host[sig], now->host[sig], dt, hl);
+	if (!rule_active(d, PW_ALERT_INTERRUPT_TIME_HIGH) && (s->derived.valid & PW_DERIVED_RATES))
+		for (int t = 0; t < PW_SOFTIRQ_COUNT; t++)
+			pw_baseline_update(&d->softirq[t], s->derived.softirq_rate[t], dt, hl);
+	learn_cpus(d, s, dt);
+	if (rule_active(d, PW_ALERT_INTERRUPT_RATE_DROP) || rule_active(d, PW_ALERT_INTERRUPT_TIME_HIGH))
+		return;
+	for (uint32_t i = 0; i < s->nlines && i < s->line_cap; i++) {
+		struct pw_line_baseline *slot =
+		        isfinite(lines[i].rate) ? line_slot(d, i, lines[i].line.irq) : NULL;
+		if (slot)
+			pw_baseline_update(&slot->rate, lines[i].rate, dt, hl);
+	}
+}
+
+static void emit(struct pw_alert_event *events, size_t cap, size_t *n, const struct pw_alert *alert,
+                 enum pw_alert_state from, bool resolved, int64_t real_ns)
+{
+	if (*n < cap) {
+		events[*n].alert = *alert;
+		events[*n].from = from;
+		events[*n].resolved = resolved;
+		events[*n].real_ns = real_ns;
+	}
+	(*n)++;
+}
+
+/* Keep the identity and timing of an active alert, refresh its figures and words. */
+static void refresh(struct pw_alert *alert, const struct pw_alert *candidate)
+{
+	struct pw_alert keep = *alert;
+
+	*alert = *candidate;
+	alert->state = keep.state;
+	alert->started_real_ns = keep.started_real_ns;
+	alert->started_mono_ns = keep.started_mono_ns;
+	alert->fired_real_ns = keep.fired_real_ns;
+}
+
+static void step(struct pw_detector *d, enum pw_alert_name name, enum pw_verdict verdict,
+                 const struct pw_alert *candidate, const struct pw_sample *s, struct pw_alert_event *events,
+                 size_t cap, size_t *n)
+{
+	struct pw_rule_state *r = &d->rules[name];
+	struct pw_alert *a = &r->alert;
+	const struct pw_rule_config *rc = &d->config.rules[name];
+	enum pw_alert_state from = a->state;
+	enum pw_severity was = a->severity;
+
+	if (verdict == PW_VERDICT_UNKNOWN)
+		return; /* no figures this sample (a source down, a reset): neither evidence nor all-clear */
+	if (verdict == PW_VERDICT_HOLDS) {
+		r->clear_since_mono = 0;
+		if (from == PW_ALERT_INACTIVE) {
+			*a = *candidate;
+			a->state = PW_ALERT_PENDING;
+			a->started_real_ns = s->real_ns;
+			a->started_mono_ns = s->mono_ns;
+			a->fired_real_ns = 0;
+		} else {
+			refresh(a, candidate);
+		}
+		if (a->state == PW_ALERT_PENDING && s->mono_ns - a->started_mono_ns >= rc->for_ns) {
+			a->state = PW_ALERT_FIRING;
+			a->fired_real_ns = s->real_ns;
+		}
+	} else if (from == PW_ALERT_PENDING) {
+		/* Shorter than the pending time: a blip, not an incident. */
+		a->state = PW_ALERT_INACTIVE;
+	} else if (from == PW_ALERT_FIRING) {
+		if (r->clear_since_mono == 0)
+			r->clear_since_mono = s->mono_ns;
+		if (s->mono_ns - r->clear_since_mono >= rc->resolve_ns) {
+			a->state = PW_ALERT_INACTIVE;
+			r->clear_since_mono = 0;
+		}
+	}
+	/* A firing alert that escalates (or calms) from warning to critical is news too. */
+	if (a->state != from ||
+	    (from == PW_ALERT_FIRING && a->state == PW_ALERT_FIRING && a->severity != was))
+		emit(events, cap, n, a, from, from == PW_ALERT_FIRING && a->state == PW_ALERT_INACTIVE,
+		     s->real_ns);
+}
+
+bool pw_detector_warm(const struct pw_detector *d)
+{
+	return d->first_mono_ns && d->last_mono_ns - d->first_mono_ns >= d->config.warmup_ns;
+}
+
+size_t pw_detector_observe(struct pw_detector *d, const struct pw_sample *s, struct pw_alert_event *events,
+                           size_t cap)
+{
+	struct pw_now now;
+	struct pw_alert candidate;
+	size_t n = 0;
+
+	if (s->mono_ns <= d->last_mono_ns)
+		return 0; /* replayed or out of order: time only moves forward */
+	double dt = d->last_mono_ns ? (double)(s->mono_ns - d->last_mono_ns) / NS_PER_S : 0;
+	if (!d->first_mono_ns)
+		d->first_mono_ns = s->mono_ns;
+	d->last_mono_ns = s->mono_ns;
+	d->last_real_ns = s->real_ns;
+	read_figures(s, &now);
+	for (int name = 0; name < PW_ALERT_COUNT; name++) {
+		enum pw_verdict verdict =
+		        d->config.rules[name].enabled
+		                ? pw_rule_evaluate(d, (enum pw_alert_name)name, &now, &candidate)
+		                : PW_VERDICT_CLEAR;
+		step(d, (enum pw_alert_name)name, verdict, &candidate, s, events, cap, &n);
+	}
+	/* Learn after judging: the sample is compared with what came before it. */
+	learn(d, &now, dt);
+	return n;
+}
+
+size_t pw_detector_active(const struct pw_detector *d, struct pw_alert *ret, size_t cap)
+{
+	size_t n = 0;
+
+	for (int name = 0; name < PW_ALERT_COUNT && n < cap; name++)
+		if (d->rules[name].alert.state != PW_ALERT_INACTIVE)
+			ret[n++] = d->rules[name].alert;
+	return n;
+}
+
+struct pw_baseline pw_detector_baseline(const struct pw_detector *d, enum pw_signal signal)
+{
+	struct pw_baseline none = {0};
+	return (unsigned)signal < PW_SIG_COUNT ? d->host[signal] : none;
+}
+
+void pw_detector_snapshot(const struct pw_detector *d, struct pw_detector_view *ret)
+{
+	ret->real_ns = d->last_real_ns;
+	ret->warm = pw_detector_warm(d);
+	ret->nalerts = (uint32_t)pw_detector_active(d, ret->alerts, PW_ALERT_COUNT);
+	memcpy(ret->baselines, d->host, sizeof(ret->baselines));
+}

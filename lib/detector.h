@@ -1,0 +1,97 @@
+/* detector.h — learns each signal's baseline and runs the incident rules over every sample.
+ *
+ * Pure: time comes from the samples (mono_ns for intervals and pending times, real_ns for the
+ * timestamps people read); no I/O, no clocks, no allocation after pw_detector_new. One thread feeds
+ * it samples in order (the daemon's detector thread, or --replay). A rule fires only when its
+ * figure is statistically unusual against the baseline AND practically significant, for its whole
+ * pending time; it resolves after its condition stayed clear for the resolve time (hysteresis).
+ * While a rule is pending or firing its signals stop learning (for up to half a half-life), so an
+ * incident never becomes normal. */
+#ifndef PW_DETECTOR_H
+#define PW_DETECTOR_H
+
+#include "alert.h"
+#include "baseline.h"
+#include "sample.h"
+
+struct pw_rule_config {
+	bool enabled;
+	int64_t for_ns;     /* pending time before firing */
+	int64_t resolve_ns; /* the condition must stay clear this long before the alert resolves */
+	double threshold;   /* practical significance, in the rule's unit (docs/detection.md) */
+	double critical;    /* the same figure from which severity is critical */
+	double sigmas;      /* how unusual against the baseline (spreads); 0 for absolute rules */
+};
+
+struct pw_detector_config {
+	int64_t warmup_ns;  /* baseline rules cannot fire before this much learning */
+	double half_life_s; /* how fast baselines forget */
+	double busy_share;  /* a CPU at least this busy is "busy" (CpuFrequencyLow) */
+	struct pw_rule_config rules[PW_ALERT_COUNT];
+};
+
+/* Defaults: warmup 10 min, every rule pending alert_for_ns, resolve after three intervals of clear condition
+ * (resolve_ns = interval_ns * 3), thresholds per docs/detection.md. */
+void pw_detector_config_defaults(struct pw_detector_config *config, int64_t alert_for_ns,
+                                 int64_t interval_ns);
+
+struct pw_detector;
+
+/* Create a detector for samples of these capacities. NULL on allocation failure. */
+struct pw_detector *pw_detector_new(const struct pw_detector_config *config, uint32_t cpu_cap,
+                                    uint32_t line_cap);
+void pw_detector_free(struct pw_detector *detector);
+
+/* Replace the rules' configuration, keeping baselines and alert state (a reload). */
+void pw_detector_reconfigure(struct pw_detector *detector, const struct pw_detector_config *config);
+
+/* Feed the next sample (with its derived figures). Writes the transitions it caused into
+ * ret_events (at most cap; the rest are still applied) and returns how many there were. */
+size_t pw_detector_observe(struct pw_detector *detector, const struct pw_sample *sample,
+                           struct pw_alert_event *ret_events, size_t cap);
+
+/* Copy the active (pending or firing) alerts into ret (at most cap); returns how many. */
+size_t pw_detector_active(const struct pw_detector *detector, struct pw_alert *ret, size_t cap);
+
+/* The baselines a dashboard draws a band around. */
+enum pw_signal {
+	PW_SIG_USER, /* host share */
+	PW_SIG_SYSTEM,
+	PW_SIG_IOWAIT,
+	PW_SIG_IRQ, /* irq + softirq */
+	PW_SIG_STEAL,
+	PW_SIG_INTR_RATE, /* /proc/stat intr per second */
+	PW_SIG_CTXT_RATE,
+	PW_SIG_RUN_QUEUE, /* procs_running */
+	PW_SIG_SWAP_IN,   /* pages per second */
+	PW_SIG_SWAP_OUT,
+	PW_SIG_MAJOR_FAULTS,
+	PW_SIG_PSI_CPU, /* some avg10, percent */
+	PW_SIG_PSI_MEMORY,
+	PW_SIG_PSI_IO,
+	PW_SIG_COUNT
+};
+
+const char *pw_signal_name(enum pw_signal signal); /* "cpu_user_ratio", "interrupts_per_second" ... */
+
+/* The host baseline of a signal (learned_s 0 before the first observation). */
+struct pw_baseline pw_detector_baseline(const struct pw_detector *detector, enum pw_signal signal);
+
+/* True once the baselines have learned for the warmup time. */
+bool pw_detector_warm(const struct pw_detector *detector);
+
+/* What readers see of the detector: a plain snapshot, published by the detector's thread. */
+struct pw_detector_view {
+	uint64_t samples_seen;   /* samples observed so far */
+	uint64_t samples_missed; /* samples the detector could not read (fell behind the ring) */
+	int64_t real_ns;         /* time of the newest sample observed */
+	bool warm;
+	uint32_t nalerts; /* active alerts, in rule order */
+	struct pw_alert alerts[PW_ALERT_COUNT];
+	struct pw_baseline baselines[PW_SIG_COUNT];
+};
+
+/* Fill ret from the detector's current state (samples_* are the caller's to set). */
+void pw_detector_snapshot(const struct pw_detector *detector, struct pw_detector_view *ret);
+
+#endif

@@ -1,0 +1,64 @@
+/* detector_internal.h — the detector's state, shared by detector.c (learning, alert lifecycle) and
+ * rules.c (the rules' conditions, evidence and words). Not part of the public API. */
+#ifndef PW_DETECTOR_INTERNAL_H
+#define PW_DETECTOR_INTERNAL_H
+
+#include "detector.h"
+
+/* Spread floors: below these a baseline's own variation is treated as noise. */
+#define PW_SHARE_SPREAD_FLOOR 0.01 /* one percentage point of CPU time */
+#define PW_RATE_SPREAD_FLOOR 1.0   /* one event per second */
+#define PW_RATE_SPREAD_REL 0.05    /* or 5% of the mean rate */
+
+struct pw_line_baseline {
+	char irq[PW_IRQ_NAME_MAX];
+	struct pw_baseline rate;
+	bool used;
+};
+
+struct pw_rule_state {
+	struct pw_alert alert;    /* state INACTIVE when not active */
+	int64_t clear_since_mono; /* firing, but the condition has been clear since then; 0 if holding */
+};
+
+/* The figures of the sample being evaluated, NAN when not derived. */
+struct pw_now {
+	const struct pw_sample *sample;
+	double host[PW_SIG_COUNT];
+	uint32_t online_cpus;
+};
+
+struct pw_detector {
+	struct pw_detector_config config;
+	uint32_t cpu_cap, line_cap;
+	struct pw_baseline host[PW_SIG_COUNT];
+	struct pw_baseline softirq[PW_SOFTIRQ_COUNT]; /* host rate per type */
+	struct pw_baseline *cpu_irq, *cpu_system;     /* [cpu_cap] shares */
+	struct pw_line_baseline *lines;               /* [line_cap] */
+	int64_t first_mono_ns, last_mono_ns, last_real_ns;
+	struct pw_rule_state rules[PW_ALERT_COUNT];
+};
+
+enum pw_verdict {
+	PW_VERDICT_CLEAR,
+	PW_VERDICT_HOLDS,
+	PW_VERDICT_UNKNOWN, /* the rule's figures are missing this sample: change nothing */
+};
+
+/* Evaluate rule name on now; on HOLDS, candidate is filled (value, baseline, severity, scope,
+ * summary, description, evidence). */
+enum pw_verdict pw_rule_evaluate(const struct pw_detector *d, enum pw_alert_name name,
+                                 const struct pw_now *now, struct pw_alert *candidate);
+
+/* Seconds of learning a baseline needs before rules may compare with it. */
+static inline double pw_warmup_s(const struct pw_detector *d)
+{
+	return (double)d->config.warmup_ns / 1e9;
+}
+
+/* The line baseline tracking irq (NULL if none yet). */
+const struct pw_line_baseline *pw_detector_line(const struct pw_detector *d, uint32_t index, const char *irq);
+
+double pw_rate_spread_floor(const struct pw_baseline *b);
+
+#endif
