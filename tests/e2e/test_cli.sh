@@ -43,6 +43,17 @@ expect_error "$conf:2: unknown section [elsewhere]" --config "$conf" --check-con
 printf 'check-config = true\n' >"$conf"
 expect_error "$conf:1: unknown key 'check-config'" --config "$conf" --check-config --procfs "$tree/proc"
 
+printf '[rule.Bogus]\nfor = 1s\n' >"$conf"
+expect_error "$conf:2: unknown rule [rule.Bogus]" --config "$conf" --check-config --procfs "$tree/proc"
+printf '[rule.IoWaitHigh]\nthreshold = -1\n' >"$conf"
+expect_error "$conf:2: invalid number '-1'" --config "$conf" --check-config --procfs "$tree/proc"
+printf '[rule.IoWaitHigh]\nfrobnicate = 1\n' >"$conf"
+expect_error "$conf:2: unknown key 'frobnicate' (want enabled, for, resolve" --config "$conf" --check-config --procfs "$tree/proc"
+printf '[rule.InterruptRateDrop]\nfor = soon\n' >"$conf"
+expect_error "$conf:2: invalid duration 'soon'" --config "$conf" --check-config --procfs "$tree/proc"
+expect_error "--alert-for: invalid duration '5x'" "${base[@]}" --alert-for 5x
+expect_error "--baseline-warmup: invalid duration" "${base[@]}" --baseline-warmup never
+
 printf '[perfwatchd]\ninterval = 250ms\nhistory = 10m\nprocfs = %s\nsysfs = %s\n' "$tree/proc" "$tree/sys" >"$conf"
 grep -q "configuration OK" <<<"$("$PERFWATCHD" --config "$conf" --check-config)" || pw_fail "valid config rejected"
 
