@@ -2,8 +2,8 @@
  * are used by one handler at a time and reach a steady size after the first scrapes. */
 #include "http.h"
 
-#include "clock.h"
 #include "alerts_json.h"
+#include "clock.h"
 #include "gzip.h"
 #include "history.h"
 #include "log.h"
@@ -177,11 +177,21 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
                               void **state)
 {
 	struct pw_http *h = cls;
+	static int headers_seen;
 	(void)version;
 	(void)upload_data;
-	(void)upload_data_size;
-	(void)state;
 
+	/* Answer on the second call, once MHD knows the whole request (and any body) was read: an
+	 * answer on the first call makes it close the connection, and Prometheus keeps connections
+	 * alive. A body is never used here; it is skipped. */
+	if (*state == NULL) {
+		*state = &headers_seen;
+		return MHD_YES;
+	}
+	if (*upload_data_size != 0) {
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
 		return respond_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n");
 	if (strcmp(url, "/metrics") == 0)

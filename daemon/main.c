@@ -22,33 +22,6 @@
 #define RESCAN_PERIOD_NS (5 * NS_PER_S)
 #define FIRST_SAMPLE_TIMEOUT_NS (10 * NS_PER_S)
 
-/* Logs, once a minute at most per source, the parse errors the sampler counted. */
-struct error_reporter {
-	uint64_t seen[PW_SRC_COUNT];
-	struct pw_ratelimit limit[PW_SRC_COUNT];
-};
-
-static void report_errors(struct error_reporter *rep, const struct pw_sampler *sampler,
-                          struct pw_sample *scratch)
-{
-	uint64_t suppressed;
-
-	if (!pw_ring_read_latest(pw_sampler_latest(sampler), scratch))
-		return;
-	for (int src = 0; src < PW_SRC_COUNT; src++) {
-		uint64_t now = scratch->parse_errors[src];
-		if (now == rep->seen[src])
-			continue;
-		rep->limit[src].period_ns = 60 * NS_PER_S;
-		if (pw_ratelimit_allow(&rep->limit[src], pw_mono_ns(), &suppressed))
-			pw_log(LOG_WARNING,
-			       "source %s: %llu unreadable or malformed reads so far; skipped, sampling goes "
-			       "on",
-			       pw_source_name((enum pw_source)src), (unsigned long long)now);
-		rep->seen[src] = now;
-	}
-}
-
 static int wait_first_sample(const struct pw_sampler *sampler)
 {
 	int64_t give_up = pw_mono_ns() + FIRST_SAMPLE_TIMEOUT_NS;
@@ -73,21 +46,17 @@ static void block_signals(sigset_t *set)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-static void serve_until_signal(const sigset_t *set, const struct pw_sampler *sampler,
-                               struct pw_sample *scratch)
+/* The main thread only waits for signals: it never wakes for nothing. */
+static void serve_until_signal(const sigset_t *set)
 {
-	struct error_reporter rep = {0};
-	struct timespec tick = {1, 0};
-
 	for (;;) {
-		int sig = sigtimedwait(set, NULL, &tick);
+		int sig = sigwaitinfo(set, NULL);
 		if (sig == SIGTERM || sig == SIGINT) {
 			pw_log(LOG_INFO, "%s received, stopping", strsignal(sig));
 			return;
 		}
 		if (sig == SIGHUP)
 			pw_log(LOG_NOTICE, "SIGHUP: configuration reload is not supported yet; ignored");
-		report_errors(&rep, sampler, scratch);
 	}
 }
 
@@ -97,7 +66,6 @@ struct parts {
 	struct pw_sampler *sampler;
 	struct pw_watcher *watcher;
 	struct pw_http *http;
-	struct pw_sample *scratch; /* main thread's copy for the error reporter */
 };
 
 static int start_parts(const struct pw_options *opts, struct parts *p, char *err, size_t n)
@@ -116,8 +84,7 @@ static int start_parts(const struct pw_options *opts, struct parts *p, char *err
 	if (!(p->collector = pw_collector_new(&cc, &r)))
 		return snprintf(err, n, "cannot read %s/stat: %s", opts->procfs, strerror(-r)), -1;
 	p->sampler = pw_sampler_new(p->collector, opts->interval_ns, slots);
-	p->scratch = p->sampler ? malloc(pw_ring_payload_size(pw_sampler_latest(p->sampler))) : NULL;
-	if (!p->sampler || !p->scratch)
+	if (!p->sampler)
 		return snprintf(err, n, "out of memory sizing %u CPUs, %u interrupt lines",
 		                pw_collector_cpu_cap(p->collector), pw_collector_line_cap(p->collector)),
 		       -1;
@@ -138,7 +105,6 @@ static void stop_parts(struct parts *p)
 		pw_sampler_stop(p->sampler); /* before the watcher closes the eventfd it writes to */
 	pw_watcher_free(p->watcher);
 	pw_sampler_free(p->sampler);
-	free(p->scratch);
 	pw_collector_free(p->collector);
 }
 
@@ -158,7 +124,7 @@ static int run(const struct pw_options *opts)
 		       (uint32_t)(opts->history_ns / opts->interval_ns));
 		sd_notifyf(0, "READY=1\nSTATUS=sampling every %.3g s, serving %s",
 		           (double)opts->interval_ns / 1e9, opts->listen);
-		serve_until_signal(&set, parts.sampler, parts.scratch);
+		serve_until_signal(&set);
 		sd_notify(0, "STOPPING=1");
 		r = EXIT_SUCCESS;
 	}

@@ -17,6 +17,12 @@
 #define VIEW_SLOTS 4
 #define EVENTS_CAP (2 * PW_ALERT_COUNT)
 
+/* Logs, once a minute at most per source, the parse errors the sampler counted. */
+struct error_reporter {
+	uint64_t seen[PW_SRC_COUNT];
+	struct pw_ratelimit limit[PW_SRC_COUNT];
+};
+
 struct pw_watcher {
 	const struct pw_sampler *sampler;
 	struct pw_detector *detector;
@@ -25,7 +31,8 @@ struct pw_watcher {
 	struct pw_sample *sample; /* scratch copy of the sample being judged */
 	struct pw_alert_event events[EVENTS_CAP];
 	uint64_t next_seq; /* the next publication to read */
-	int wake_fd;       /* the sampler's eventfd */
+	struct error_reporter errors;
+	int wake_fd; /* the sampler's eventfd */
 	atomic_bool stop;
 	bool running;
 	pthread_t thread;
@@ -70,6 +77,25 @@ static void log_event(const struct pw_alert_event *ev)
 	       to, pw_severity_str(a->severity), a->summary);
 }
 
+/* The sampler never logs; its parse-error counters are reported from here, with the sample's clock. */
+static void report_errors(struct error_reporter *rep, const struct pw_sample *s)
+{
+	uint64_t suppressed;
+
+	for (int src = 0; src < PW_SRC_COUNT; src++) {
+		uint64_t now = s->parse_errors[src];
+		if (now == rep->seen[src])
+			continue;
+		rep->limit[src].period_ns = 60 * INT64_C(1000000000);
+		if (pw_ratelimit_allow(&rep->limit[src], s->mono_ns, &suppressed))
+			pw_log(LOG_WARNING,
+			       "source %s: %" PRIu64 " unreadable or malformed reads so far; skipped, "
+			       "sampling goes on",
+			       pw_source_name((enum pw_source)src), now);
+		rep->seen[src] = now;
+	}
+}
+
 /* Judge every sample published since the last pass, oldest first. */
 static void catch_up(struct pw_watcher *w)
 {
@@ -84,6 +110,7 @@ static void catch_up(struct pw_watcher *w)
 		size_t n = pw_detector_observe(w->detector, w->sample, w->events, EVENTS_CAP);
 		for (size_t i = 0; i < n && i < EVENTS_CAP; i++)
 			log_event(&w->events[i]);
+		report_errors(&w->errors, w->sample);
 		w->view.samples_seen++;
 	}
 	pw_detector_snapshot(w->detector, &w->view);
@@ -96,9 +123,10 @@ static void *watcher_main(void *arg)
 	struct pollfd pfd = {.fd = w->wake_fd, .events = POLLIN};
 	uint64_t count;
 
+	/* Sleeps until the sampler (or pw_watcher_stop) writes the eventfd: no idle wake-ups. */
 	while (!atomic_load(&w->stop)) {
-		/* The timeout only bounds how late a stop request is seen. */
-		if (poll(&pfd, 1, 200) > 0 && read(w->wake_fd, &count, sizeof(count)) > 0)
+		if (poll(&pfd, 1, -1) > 0 && read(w->wake_fd, &count, sizeof(count)) > 0 &&
+		    !atomic_load(&w->stop))
 			catch_up(w);
 	}
 	return NULL;
@@ -117,7 +145,11 @@ void pw_watcher_stop(struct pw_watcher *w)
 {
 	if (!w->running)
 		return;
+	uint64_t one = 1;
+
 	atomic_store(&w->stop, true);
+	if (write(w->wake_fd, &one, sizeof(one)) < 0)
+		pw_log(LOG_WARNING, "cannot wake the detector thread: %s", strerror(errno));
 	pthread_join(w->thread, NULL);
 	w->running = false;
 }

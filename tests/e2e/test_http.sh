@@ -17,6 +17,13 @@ grep -qi '^Allow: GET, HEAD' <<<"$(curl -s -D - -o /dev/null -X PUT "$PW_URL/met
 [ "$(code -I "$PW_URL/metrics")" = 200 ] || pw_fail "HEAD /metrics is not 200"
 [ -z "$(curl -s -I "$PW_URL/metrics" -o /dev/null -w '%{size_download}' | tr -d 0)" ] || pw_fail "HEAD sent a body"
 
+# Keep-alive: Prometheus reuses its connection; a second request on it must not need a new one.
+reuse=$(curl -sv -o /dev/null -o /dev/null "$PW_URL/metrics" "$PW_URL/status" 2>&1)
+grep -q 'Re-using existing connection' <<<"$reuse" || pw_fail "the connection was not kept alive"
+# A request body (never used) is read and skipped, then answered.
+[ "$(code -X POST --data-binary @<(head -c 100000 /dev/zero) "$PW_URL/metrics")" = 405 ] ||
+	pw_fail "POST with a 100 kB body is not 405"
+
 # Text format by default, OpenMetrics on request.
 curl -s -D "$PW_WORK/h" -o "$PW_WORK/text" "$PW_URL/metrics"
 grep -qi '^Content-Type: text/plain; version=0.0.4' "$PW_WORK/h" || pw_fail "text content type"
