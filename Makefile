@@ -38,7 +38,7 @@ test-asan:
 	CC=clang cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DPW_WERROR=ON -DPW_SANITIZE=address,undefined
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		ctest --output-on-failure -j $(JOBS) -LE 'stress|integration'
+		ctest --output-on-failure -j $(JOBS) -LE 'stress|integration|scenario'
 
 # setarch -R: clang-14's TSan cannot map its shadow under the 32-bit mmap randomisation of newer kernels.
 test-tsan:

@@ -68,8 +68,9 @@ static void take_sample(struct pw_sampler *s)
 	int64_t start = pw_mono_ns();
 
 	pw_sample_init(cur, pw_collector_cpu_cap(c), pw_collector_line_cap(c), pw_collector_has_matrix(c));
-	cur->mono_ns = start;
+	/* Stamped just before the first read (not before the zeroing): the rates divide by it. */
 	cur->real_ns = pw_real_ns();
+	cur->mono_ns = pw_mono_ns();
 	pw_collector_read(c, cur);
 	cur->seq = ++s->taken;
 	cur->samples_taken = s->taken;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Headroom for IRQ lines that appear after start (hotplugged devices, new MSI vectors). */
@@ -124,9 +125,28 @@ static void cpufreq_rescan(struct pw_collector *c, uint32_t cpu)
 		pw_sysfs_parse_word(c->small.data, c->small.len, f->driver, sizeof(f->driver));
 }
 
+#define SOURCE_FILES 11
+
+static void list_files(struct pw_collector *c, struct source_file *ret[SOURCE_FILES]);
+
+/* A file deleted and created anew (a rename over it, a restored fixture) leaves our descriptor on the
+ * dead inode, which would be read for ever: close it so the rescan opens the new one. */
+static void drop_if_deleted(struct source_file *f)
+{
+	struct stat st;
+
+	if (f->fd >= 0 && fstat(f->fd, &st) == 0 && st.st_nlink == 0)
+		source_close(f);
+}
+
 /* Reopen whatever is missing and re-discover cpufreq: files may appear after start. */
 static void rescan(struct pw_collector *c)
 {
+	struct source_file *all[SOURCE_FILES];
+
+	list_files(c, all);
+	for (size_t i = 0; i < SOURCE_FILES; i++)
+		drop_if_deleted(all[i]);
 	source_open(&c->stat, c->proc_dirfd, "stat");
 	source_open(&c->interrupts, c->proc_dirfd, "interrupts");
 	source_open(&c->softirqs, c->proc_dirfd, "softirqs");
@@ -343,8 +363,7 @@ static void read_pressure(struct pw_collector *c, struct pw_sample *s)
 
 void pw_collector_read(struct pw_collector *c, struct pw_sample *s)
 {
-	if (++c->reads_since_rescan >= c->config.rescan_every)
-		rescan(c);
+	/* /proc/stat first, right after the caller's timestamp: rates divide by that time. */
 	s->user_hz = c->config.user_hz;
 	s->page_size = c->config.page_size;
 	s->source_present = s->source_up = 0;
@@ -356,6 +375,9 @@ void pw_collector_read(struct pw_collector *c, struct pw_sample *s)
 	read_scalars(c, s);
 	read_pressure(c, s);
 	memcpy(s->parse_errors, c->parse_errors, sizeof(s->parse_errors));
+	/* Opening files is the slow part: after the reads, so it never delays them. */
+	if (++c->reads_since_rescan >= c->config.rescan_every)
+		rescan(c);
 }
 
 /* CPU ids the samples must hold: the kernel's "possible" set, or failing that the cpuN lines of
@@ -404,8 +426,6 @@ static int alloc_arrays(struct pw_collector *c)
 		c->freq[cpu].cur_fd = c->freq[cpu].stats_fd = c->freq[cpu].governor_fd = -1;
 	return 0;
 }
-
-#define SOURCE_FILES 11
 
 static void list_files(struct pw_collector *c, struct source_file *ret[SOURCE_FILES])
 {

@@ -89,7 +89,7 @@ void pw_detector_config_defaults(struct pw_detector_config *c, int64_t alert_for
 	static const double table[PW_ALERT_COUNT][3] = {
 	        [PW_ALERT_INTERRUPT_TIME_HIGH] = {0.05, 0.20, 4}, /* share of a CPU in handlers */
 	        [PW_ALERT_CPU_FREQUENCY_LOW] = {0.85, 0.70, 0},   /* avg/max frequency of busy CPUs */
-	        [PW_ALERT_INTERRUPT_RATE_DROP] = {0.20, 0.05, 4}, /* rate as a fraction of baseline */
+	        [PW_ALERT_INTERRUPT_RATE_DROP] = {0.50, 0.05, 4}, /* rate as a fraction of baseline */
 	        [PW_ALERT_MEMORY_SWAPPING] = {1.0, 100.0, 4},     /* pages swapped per second */
 	        [PW_ALERT_IOWAIT_HIGH] = {0.10, 0.25, 4},         /* host iowait share */
 	        [PW_ALERT_SYSTEM_TIME_HIGH] = {0.25, 0.60, 4},    /* host system share */
@@ -122,8 +122,9 @@ struct pw_detector *pw_detector_new(const struct pw_detector_config *config, uin
 	d->line_cap = line_cap;
 	d->cpu_irq = calloc(cpu_cap, sizeof(*d->cpu_irq));
 	d->cpu_system = calloc(cpu_cap, sizeof(*d->cpu_system));
+	d->cpu_irq_cost = calloc(cpu_cap, sizeof(*d->cpu_irq_cost));
 	d->lines = calloc(line_cap, sizeof(*d->lines));
-	if (!d->cpu_irq || !d->cpu_system || !d->lines) {
+	if (!d->cpu_irq || !d->cpu_system || !d->cpu_irq_cost || !d->lines) {
 		pw_detector_free(d);
 		return NULL;
 	}
@@ -136,6 +137,7 @@ void pw_detector_free(struct pw_detector *d)
 		return;
 	free(d->cpu_irq);
 	free(d->cpu_system);
+	free(d->cpu_irq_cost);
 	free(d->lines);
 	free(d);
 }
@@ -242,6 +244,8 @@ static void learn_cpus(struct pw_detector *d, const struct pw_sample *s, double 
 		if (!irq_frozen)
 			pw_baseline_update(&d->cpu_irq[id], share[PW_MODE_IRQ] + share[PW_MODE_SOFTIRQ], dt,
 			                   hl);
+		if (!irq_frozen)
+			pw_baseline_update(&d->cpu_irq_cost[id], pw_cpu_irq_cost(&cpus[id]), dt, hl);
 		if (!sys_frozen)
 			pw_baseline_update(&d->cpu_system[id], share[PW_MODE_SYSTEM], dt, hl);
 	}
@@ -259,6 +263,8 @@ static void learn(struct pw_detector *d, const struct pw_now *now, double dt)
 	if (!rule_active(d, PW_ALERT_INTERRUPT_TIME_HIGH) && (s->derived.valid & PW_DERIVED_RATES))
 		for (int t = 0; t < PW_SOFTIRQ_COUNT; t++)
 			pw_baseline_update(&d->softirq[t], s->derived.softirq_rate[t], dt, hl);
+	if (!rule_active(d, PW_ALERT_INTERRUPT_TIME_HIGH))
+		pw_baseline_update(&d->host_irq_cost, pw_host_irq_cost(now), dt, hl);
 	learn_cpus(d, s, dt);
 	if (rule_active(d, PW_ALERT_INTERRUPT_RATE_DROP) || rule_active(d, PW_ALERT_INTERRUPT_TIME_HIGH))
 		return;
@@ -304,6 +310,10 @@ static void step(struct pw_detector *d, enum pw_alert_name name, enum pw_verdict
 	enum pw_alert_state from = a->state;
 	enum pw_severity was = a->severity;
 
+	/* Samples come one interval apart give or take timer jitter: 1.9999 s must count as the 2 s
+	 * they stand for, not wait a whole further interval. */
+	int64_t slop = s->interval_ns / 4;
+
 	if (verdict == PW_VERDICT_UNKNOWN)
 		return; /* no figures this sample (a source down, a reset): neither evidence nor all-clear */
 	if (verdict == PW_VERDICT_HOLDS) {
@@ -317,7 +327,7 @@ static void step(struct pw_detector *d, enum pw_alert_name name, enum pw_verdict
 		} else {
 			refresh(a, candidate);
 		}
-		if (a->state == PW_ALERT_PENDING && s->mono_ns - a->started_mono_ns >= rc->for_ns) {
+		if (a->state == PW_ALERT_PENDING && s->mono_ns - a->started_mono_ns + slop >= rc->for_ns) {
 			a->state = PW_ALERT_FIRING;
 			a->fired_real_ns = s->real_ns;
 		}
@@ -327,7 +337,7 @@ static void step(struct pw_detector *d, enum pw_alert_name name, enum pw_verdict
 	} else if (from == PW_ALERT_FIRING) {
 		if (r->clear_since_mono == 0)
 			r->clear_since_mono = s->mono_ns;
-		if (s->mono_ns - r->clear_since_mono >= rc->resolve_ns) {
+		if (s->mono_ns - r->clear_since_mono + slop >= rc->resolve_ns) {
 			a->state = PW_ALERT_INACTIVE;
 			r->clear_since_mono = 0;
 		}

@@ -5,6 +5,8 @@
 
 #include "detector.h"
 
+#include <math.h>
+
 /* Spread floors: below these a baseline's own variation is treated as noise. */
 #define PW_SHARE_SPREAD_FLOOR 0.01 /* one percentage point of CPU time */
 #define PW_RATE_SPREAD_FLOOR 1.0   /* one event per second */
@@ -34,7 +36,9 @@ struct pw_detector {
 	struct pw_baseline host[PW_SIG_COUNT];
 	struct pw_baseline softirq[PW_SOFTIRQ_COUNT]; /* host rate per type */
 	struct pw_baseline *cpu_irq, *cpu_system;     /* [cpu_cap] shares */
-	struct pw_line_baseline *lines;               /* [line_cap] */
+	struct pw_baseline *cpu_irq_cost;             /* [cpu_cap] handler time per event, us */
+	struct pw_baseline host_irq_cost;
+	struct pw_line_baseline *lines; /* [line_cap] */
 	int64_t first_mono_ns, last_mono_ns, last_real_ns;
 	struct pw_rule_state rules[PW_ALERT_COUNT];
 };
@@ -49,6 +53,29 @@ enum pw_verdict {
  * summary, description, evidence). */
 enum pw_verdict pw_rule_evaluate(const struct pw_detector *d, enum pw_alert_name name,
                                  const struct pw_now *now, struct pw_alert *candidate);
+
+/* Microseconds of handler time per hard or soft interrupt on one CPU: what tells a driver that
+ * got slow (incident 1: the count stayed normal) from a device that simply got busier. NAN when
+ * the rates are unknown or nothing happened. */
+static inline double pw_cpu_irq_cost(const struct pw_cpu_sample *c)
+{
+	double events = c->interrupt_rate;
+
+	if (!(c->derived_valid & PW_DERIVED_SHARES))
+		return NAN;
+	for (int t = 0; t < PW_SOFTIRQ_COUNT; t++)
+		events += c->softirq_rate[t];
+	return events >= 1.0 ? (c->share[PW_MODE_IRQ] + c->share[PW_MODE_SOFTIRQ]) * 1e6 / events : NAN;
+}
+
+/* The same for the host: all CPUs' handler time over all events. */
+static inline double pw_host_irq_cost(const struct pw_now *now)
+{
+	const struct pw_host_derived *d = &now->sample->derived;
+	double events = (double)d->intr_rate + d->softirq_total_rate;
+
+	return events >= 1.0 ? now->host[PW_SIG_IRQ] * now->online_cpus * 1e6 / events : NAN;
+}
 
 /* Seconds of learning a baseline needs before rules may compare with it. */
 static inline double pw_warmup_s(const struct pw_detector *d)

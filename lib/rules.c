@@ -114,6 +114,18 @@ static void irq_softirqs(const struct pw_detector *d, const struct pw_sample *s,
 
 /* The CPU whose handler time is most unusual and significant; host when none is. Returns the CPU
  * id, -1 for the host, -2 when the condition does not hold. */
+/* Handler time not explained by more events: the time per event grew well past its baseline
+ * (a NIC that got busier raises the time and the count together; a slow driver only the time). With
+ * the event rates unknown, the shares alone decide. */
+#define IRQ_COST_GROWTH 2.0
+
+static bool unexplained(const struct pw_detector *d, const struct pw_baseline *cost_base, double cost)
+{
+	if (!isfinite(cost) || !pw_baseline_learned(cost_base, pw_warmup_s(d)))
+		return true;
+	return cost >= IRQ_COST_GROWTH * cost_base->mean;
+}
+
 static int irq_where(const struct pw_detector *d, const struct pw_now *now, const struct pw_rule_config *rc,
                      double *ret_value, const struct pw_baseline **ret_base)
 {
@@ -126,14 +138,16 @@ static int irq_where(const struct pw_detector *d, const struct pw_now *now, cons
 		double irq = cpus[id].share[PW_MODE_IRQ] + cpus[id].share[PW_MODE_SOFTIRQ];
 		if ((cpus[id].derived_valid & PW_DERIVED_SHARES) &&
 		    high(d, &d->cpu_irq[id], irq, rc->threshold, rc->sigmas, PW_SHARE_SPREAD_FLOOR) &&
-		    irq > best) {
+		    unexplained(d, &d->cpu_irq_cost[id], pw_cpu_irq_cost(&cpus[id])) && irq > best) {
 			best = irq;
 			where = (int)id;
 			*ret_base = &d->cpu_irq[id];
 		}
 	}
-	if (where == -2 && high(d, &d->host[PW_SIG_IRQ], now->host[PW_SIG_IRQ], rc->threshold, rc->sigmas,
-	                        PW_SHARE_SPREAD_FLOOR)) {
+	if (where == -2 &&
+	    high(d, &d->host[PW_SIG_IRQ], now->host[PW_SIG_IRQ], rc->threshold, rc->sigmas,
+	         PW_SHARE_SPREAD_FLOOR) &&
+	    unexplained(d, &d->host_irq_cost, pw_host_irq_cost(now))) {
 		best = now->host[PW_SIG_IRQ];
 		where = -1;
 		*ret_base = &d->host[PW_SIG_IRQ];

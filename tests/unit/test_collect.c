@@ -444,6 +444,37 @@ END_TEST
 /* ---- malformed: copies of the trees, broken on purpose ---- */
 
 /* A file that does not exist is absent (not an error) and is picked up by a later rescan. */
+/* A file deleted and created anew while open (a rename over it, a restored fixture) is read from its
+ * new inode after the next rescan, not from the dead one for ever. */
+START_TEST(test_replaced_file_is_reopened)
+{
+	char tree[PATH_MAX], proc[PATH_MAX], sys[PATH_MAX];
+	const uint32_t rescan_every = 3;
+	struct pw_collector *c;
+	struct pw_sample *s;
+	uint32_t reads = 0;
+
+	copy_vm(tree, proc, sys);
+	c = collector_at(proc, sys, rescan_every, false);
+	s = sample_for(c);
+	read_into(c, s);
+	ck_assert_uint_eq(s->stat.ctxt, 806741);
+	/* The next capture, written beside and renamed over: a new inode. */
+	run("cp '%s' '%s.new' && mv '%s.new' '%s'", pw_fixture_path("kernels/vm-2cpu-idle-2/proc/stat"),
+	    at(proc, "stat"), at(proc, "stat"), at(proc, "stat"));
+	do {
+		read_into(c, s);
+		reads++;
+	} while (s->stat.ctxt == 806741 && reads < rescan_every + 1);
+	ck_assert_msg(reads <= rescan_every, "the new stat was read after %u reads (rescan_every %u)", reads,
+	              rescan_every);
+	ck_assert_uint_eq(s->stat.ctxt, 809073);
+	ck_assert_uint_eq(errors_total(s), 0);
+	pw_collector_free(c);
+	free(s);
+}
+END_TEST
+
 START_TEST(test_missing_file)
 {
 	char tree[PATH_MAX], proc[PATH_MAX], sys[PATH_MAX];
@@ -926,6 +957,7 @@ static Suite *collect_suite(void)
 	tcase_add_unchecked_fixture(malformed, scratch_setup, scratch_teardown);
 	tcase_set_timeout(malformed, 30); /* a read blocking on the FIFO fails here, not in CI's limit */
 	tcase_add_test(malformed, test_missing_file);
+	tcase_add_test(malformed, test_replaced_file_is_reopened);
 	tcase_add_test(malformed, test_no_pressure_dir);
 	tcase_add_test(malformed, test_garbage_file);
 	tcase_add_test(malformed, test_empty_stat);
