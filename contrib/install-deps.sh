@@ -9,7 +9,7 @@ test_pkgs=(check clang libclang-rt-14-dev curl jq python3 prometheus gzip)
 case "${1:-build}" in
 build) pkgs=("${build_pkgs[@]}") ;;
 test) pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
-bench) pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}" prometheus-node-exporter wrk) ;;
+bench) pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}" prometheus-node-exporter wrk collectd-core libprotobuf-c1) ;;
 *) echo "usage: $0 [build|test|bench]" >&2; exit 2 ;;
 esac
 
