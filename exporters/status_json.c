@@ -11,6 +11,7 @@
 #include "status_json.h"
 
 #include "alerts_json.h"
+#include "json_util.h"
 
 #include <jansson.h>
 #include <math.h>

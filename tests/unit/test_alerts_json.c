@@ -3,6 +3,7 @@
  * keys and rounded values; non-finite figures as null, text that is not UTF-8, the empty and absent
  * views, and the urgency order /status builds its diagnosis from. */
 #include "alerts_json.h"
+#include "json_util.h"
 #include "fixture_util.h"
 
 #include <jansson.h>

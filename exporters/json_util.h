@@ -1,0 +1,34 @@
+/* json_util.h — the figure helpers both JSON documents (/status, /alerts) share, so they round and
+ * format alike. Each returns a new jansson reference, or NULL on allocation failure; a non-finite
+ * number becomes null. */
+#ifndef PW_JSON_UTIL_H
+#define PW_JSON_UTIL_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* value rounded to decimals (0..3) places. */
+json_t *pw_json_real(double value, int decimals);
+
+/* A fraction as a percentage with one decimal: 0.1234 -> 12.3. */
+json_t *pw_json_percent(double fraction);
+
+/* A rate: one decimal below 100/s, whole above (1.26 -> 1.3, 1501.26 -> 1501). */
+json_t *pw_json_rate(double per_second);
+
+/* kHz as whole MHz; null for 0 (not read: no CPU runs at 0 Hz). */
+json_t *pw_json_mhz(uint32_t khz);
+
+/* A string from a fixed buffer of max bytes (NUL-terminated or full); null when empty. Bytes that
+ * are not UTF-8 (a kernel name cut inside a character) become '?' rather than failing the document. */
+json_t *pw_json_text(const char *str, size_t max);
+
+/* Unix time in nanoseconds as RFC 3339 UTC with milliseconds: "2023-11-14T22:13:20.123Z". */
+json_t *pw_json_rfc3339(int64_t real_ns);
+
+/* The pretty-printed text of root (2-space indent, keys in insertion order) with a trailing
+ * newline: malloc'd, or NULL on allocation failure. root stays the caller's. */
+char *pw_json_dump(const json_t *root);
+
+#endif
