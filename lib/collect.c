@@ -3,6 +3,7 @@
 #include "collect.h"
 
 #include "readfile.h"
+#include "scan.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +40,8 @@ struct pw_collector {
 	struct pw_cpu_times *times; /* [cpu_cap] parser output, copied into the sample */
 	uint64_t *per_cpu;          /* [cpu_cap * PW_SOFTIRQ_COUNT] parser scratch */
 	struct pw_irq_line *lines;  /* [line_cap] */
+	uint64_t *irq_counts;       /* [irq_cap] /proc/stat per-IRQ counts of this read */
+	uint32_t irq_cap, nirq_counts;
 	bool *online_mask, *online_prev;
 	uint32_t cpu_cap, line_cap;
 	uint32_t reads_since_rescan;
@@ -200,6 +203,23 @@ static void read_stat(struct pw_collector *c, struct pw_sample *s)
 	for (uint32_t cpu = 0; cpu < c->cpu_cap; cpu++)
 		cpus[cpu].times = c->times[cpu];
 	s->ncpu = s->stat.cpu_seen < c->cpu_cap ? s->stat.cpu_seen : c->cpu_cap;
+	r = pw_procstat_parse_irqs(c->stat.buf.data, c->stat.buf.len, c->irq_counts, c->irq_cap);
+	c->nirq_counts = r < 0 ? 0 : (uint32_t)r < c->irq_cap ? (uint32_t)r : c->irq_cap;
+}
+
+/* A numbered line's total from /proc/stat, which counts every possible CPU: the sum of the
+ * columns /proc/interrupts prints would drop when a CPU goes offline, and an exported counter that
+ * drops is a reset to Prometheus. Named lines (LOC, RES ...) have no such count and keep the sum. */
+static void stable_line_totals(struct pw_collector *c, struct pw_line_sample *lines, uint32_t nlines)
+{
+	for (uint32_t i = 0; i < nlines; i++) {
+		struct pw_scan name;
+		uint64_t irq;
+		pw_scan_init(&name, lines[i].line.irq, strlen(lines[i].line.irq));
+		if (!(lines[i].line.flags & PW_IRQ_LINE_NAMED) && pw_scan_u64(&name, &irq) == 0 &&
+		    pw_scan_eof(&name) && irq < c->nirq_counts)
+			lines[i].line.total = c->irq_counts[irq];
+	}
 }
 
 static void read_interrupts(struct pw_collector *c, struct pw_sample *s)
@@ -217,6 +237,8 @@ static void read_interrupts(struct pw_collector *c, struct pw_sample *s)
 	s->nlines = s->interrupts.nlines;
 	for (uint32_t i = 0; i < s->nlines; i++)
 		lines[i].line = c->lines[i];
+	if (pw_sample_has(s, PW_SRC_STAT))
+		stable_line_totals(c, lines, s->nlines);
 	for (uint32_t cpu = 0; cpu < c->cpu_cap; cpu++) {
 		cpus[cpu].interrupts = c->per_cpu[cpu];
 		/* The parser zeroes an offline CPU's column; without this a CPU coming back would
@@ -418,9 +440,11 @@ static int alloc_arrays(struct pw_collector *c)
 	c->times = calloc(c->cpu_cap, sizeof(*c->times));
 	c->per_cpu = calloc((size_t)c->cpu_cap * PW_SOFTIRQ_COUNT, sizeof(*c->per_cpu));
 	c->lines = calloc(c->line_cap, sizeof(*c->lines));
+	c->irq_counts = calloc(c->irq_cap, sizeof(*c->irq_counts));
 	c->online_mask = calloc(c->cpu_cap, sizeof(bool));
 	c->online_prev = calloc(c->cpu_cap, sizeof(bool));
-	if (!c->freq || !c->times || !c->per_cpu || !c->lines || !c->online_mask || !c->online_prev)
+	if (!c->freq || !c->times || !c->per_cpu || !c->lines || !c->irq_counts || !c->online_mask ||
+	    !c->online_prev)
 		return -ENOMEM;
 	for (uint32_t cpu = 0; cpu < c->cpu_cap; cpu++)
 		c->freq[cpu].cur_fd = c->freq[cpu].stats_fd = c->freq[cpu].governor_fd = -1;
@@ -470,6 +494,9 @@ struct pw_collector *pw_collector_new(const struct pw_collector_config *config, 
 	if (r == 0) {
 		c->cpu_cap = size_cpus(c);
 		c->line_cap = size_lines(c);
+		/* The IRQ numbers the kernel has now, with room for hotplugged MSI vectors. */
+		int nirqs = pw_procstat_parse_irqs(c->stat.buf.data, c->stat.buf.len, NULL, 0);
+		c->irq_cap = (nirqs > 0 ? (uint32_t)nirqs : 0) + LINE_HEADROOM;
 		r = alloc_arrays(c);
 	}
 	if (r < 0) {
@@ -501,6 +528,7 @@ void pw_collector_free(struct pw_collector *c)
 	free(c->times);
 	free(c->per_cpu);
 	free(c->lines);
+	free(c->irq_counts);
 	free(c->online_mask);
 	free(c->online_prev);
 	free(c);

@@ -159,3 +159,40 @@ int pw_procstat_parse(const char *buf, size_t len, struct pw_cpu_times *cpus, ui
 	*ret = ctx.st;
 	return ctx.cap_exceeded ? -ENOBUFS : 0;
 }
+
+/* The "intr" line, or -EINVAL. */
+static int find_intr_line(struct pw_scan *scan)
+{
+	const char *key;
+	size_t len;
+
+	for (; !pw_scan_eof(scan); pw_scan_next_line(scan)) {
+		if (pw_scan_token(scan, &key, &len) == 0 && KEY_IS(key, len, "intr"))
+			return 0;
+	}
+	return -EINVAL;
+}
+
+int pw_procstat_parse_irqs(const char *buf, size_t len, uint64_t *counts, uint32_t cap)
+{
+	struct pw_scan scan;
+	uint64_t total, value;
+	uint32_t n = 0;
+	int r;
+
+	pw_scan_init(&scan, buf, len);
+	if (find_intr_line(&scan) < 0)
+		return -EINVAL;
+	if ((r = pw_scan_u64(&scan, &total)) < 0)
+		return r;
+	while (!pw_scan_at_eol(&scan)) {
+		if ((r = pw_scan_u64(&scan, &value)) < 0)
+			return r;
+		if (n < cap)
+			counts[n] = value;
+		if (n == INT32_MAX)
+			return -ERANGE;
+		n++;
+	}
+	return (int)n;
+}

@@ -50,4 +50,11 @@ struct pw_procstat {
 int pw_procstat_parse(const char *buf, size_t len, struct pw_cpu_times *cpus, uint32_t cpu_cap,
                       struct pw_procstat *ret);
 
+/* Parse the per-IRQ counts of the "intr" line (the numbers after its total) into counts[irq] for
+ * irq < cap; the rest of the file is ignored. The kernel sums each over every possible CPU, so unlike
+ * a sum of /proc/interrupts columns they do not drop when a CPU goes offline. Returns how many
+ * counts the line lists (may exceed cap: only cap are stored), -EINVAL without an intr line or with a
+ * non-number in it, -ERANGE on overflow. Thread-safe. */
+int pw_procstat_parse_irqs(const char *buf, size_t len, uint64_t *counts, uint32_t cap);
+
 #endif

@@ -408,6 +408,29 @@ START_TEST(test_captures_monotonic)
 }
 END_TEST
 
+/* The per-IRQ counts of the intr line: what numbered lines' exported totals are, since they count
+ * offline CPUs too. */
+START_TEST(test_irq_counts)
+{
+	size_t len;
+	char *buf = pw_fixture_read("kernels/vm-2cpu-idle-1/proc/stat", &len);
+	char *copy = pw_test_exact_copy(buf, len);
+	uint64_t counts[64] = {0};
+	int n = pw_procstat_parse_irqs(copy, len, counts, 64);
+
+	ck_assert_int_ge(n, 64);              /* x86 lists every possible IRQ number: hundreds */
+	ck_assert_uint_eq(counts[36], 36611); /* virtio1-req.0 */
+	ck_assert_uint_eq(counts[41], 61453); /* virtio3-rx */
+	ck_assert_uint_eq(counts[42], 68980); /* virtio3-tx */
+	ck_assert_int_eq(pw_procstat_parse_irqs(copy, len, NULL, 0), n); /* just count */
+	ck_assert_int_eq(pw_procstat_parse_irqs("cpu  1 2 3 4\n", 13, counts, 64), -EINVAL);
+	ck_assert_int_eq(pw_procstat_parse_irqs("intr 5 1 x 3\n", 13, counts, 64), -EINVAL);
+	ck_assert_int_eq(pw_procstat_parse_irqs("intr 5 99999999999999999999\n", 27, counts, 64), -ERANGE);
+	free(copy);
+	free(buf);
+}
+END_TEST
+
 static Suite *procstat_suite(void)
 {
 	Suite *s = suite_create("procstat");
@@ -416,6 +439,7 @@ static Suite *procstat_suite(void)
 	TCase *kernels = tcase_create("kernels");
 
 	tcase_add_test(core, test_vm_idle_values);
+	tcase_add_test(core, test_irq_counts);
 	tcase_add_test(core, test_host_load_values);
 	tcase_add_test(core, test_old_kernels);
 	tcase_add_test(core, test_offline_cpu_sparse);
