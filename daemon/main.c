@@ -88,7 +88,8 @@ static int start_parts(const struct pw_options *opts, struct parts *p, char *err
 		return snprintf(err, n, "out of memory sizing %u CPUs, %u interrupt lines",
 		                pw_collector_cpu_cap(p->collector), pw_collector_line_cap(p->collector)),
 		       -1;
-	if (!(p->watcher = pw_watcher_new(p->sampler, &opts->detector, err, n)))
+	if (!(p->watcher = pw_watcher_new(p->sampler, &opts->detector, opts->state_dir,
+	                                  opts->state_interval_ns, err, n)))
 		return -1;
 	if (pw_watcher_start(p->watcher) < 0 || pw_sampler_start(p->sampler) < 0 ||
 	    wait_first_sample(p->sampler) < 0)

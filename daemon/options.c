@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "options.h"
 
+#include "state_file.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
@@ -49,6 +51,10 @@ static const struct opt_def opt_table[] = {
          "how long a rule's condition must hold before its alert fires (default 30s)"},
         {"baseline-warmup", OPT_DURATION, FIELD(detector.warmup_ns), "DUR",
          "learning time before rules that compare with baselines may fire (default 10m)"},
+        {"state-dir", OPT_PATH, FIELD(state_dir), "DIR",
+         "keep learned baselines in DIR/baselines across restarts (default: not kept)"},
+        {"state-interval", OPT_DURATION, FIELD(state_interval_ns), "DUR",
+         "how often baselines are saved to the state dir, and at shutdown (default 60s)"},
         {"config", OPT_CLI_ONLY, 0, "FILE", "config file (default " PW_DEFAULT_CONFIG " if it exists)"},
         {"check-config", OPT_CLI_ONLY, 0, NULL, "validate flags and config file, then exit"},
         {"help", OPT_CLI_ONLY, 0, NULL, "show this help and exit"},
@@ -68,6 +74,7 @@ static void defaults(struct pw_options *o)
 	snprintf(o->sysfs, sizeof(o->sysfs), "/sys");
 	o->log_level = LOG_INFO;
 	o->alert_for_ns = 30 * NS_PER_S;
+	o->state_interval_ns = 60 * NS_PER_S;
 	pw_detector_config_defaults(&o->detector, o->alert_for_ns, o->interval_ns);
 }
 
@@ -389,7 +396,7 @@ static int apply_cli(struct pw_options *o, int argc, char **argv, const struct o
 
 static int validate(const struct pw_options *o, char *err, size_t n)
 {
-	char path[1100];
+	char path[1100], why[1100];
 
 	if (o->interval_ns < MIN_INTERVAL_NS || o->interval_ns > MAX_INTERVAL_NS)
 		return snprintf(err, n, "interval: must be between 10ms and 1h"), -EINVAL;
@@ -404,6 +411,10 @@ static int validate(const struct pw_options *o, char *err, size_t n)
 	snprintf(path, sizeof(path), "%s/stat", o->procfs);
 	if (access(path, R_OK) != 0)
 		return snprintf(err, n, "procfs: cannot read %s: %s", path, strerror(errno)), -EINVAL;
+	if (o->state_interval_ns < MIN_INTERVAL_NS)
+		return snprintf(err, n, "state-interval: must be at least 10ms"), -EINVAL;
+	if (o->state_dir[0] && pw_state_check_dir(o->state_dir, why, sizeof(why)) < 0)
+		return snprintf(err, n, "state-dir: %s", why), -EINVAL;
 	return 0;
 }
 

@@ -2,9 +2,11 @@
 #include "watcher.h"
 
 #include "log.h"
+#include "state_file.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -23,6 +25,15 @@ struct error_reporter {
 	struct pw_ratelimit limit[PW_SRC_COUNT];
 };
 
+/* Baselines kept in a state dir across restarts. */
+struct persistence {
+	char *dir;            /* NULL: baselines are not kept */
+	int64_t every_ns;     /* save period, in sample time */
+	int64_t last_save_ns; /* sample time of the last save; 0 before the first sample */
+	void *buf;            /* pw_detector_state_size() bytes to save into */
+	struct pw_ratelimit complain;
+};
+
 struct pw_watcher {
 	const struct pw_sampler *sampler;
 	struct pw_detector *detector;
@@ -32,14 +43,107 @@ struct pw_watcher {
 	struct pw_alert_event events[EVENTS_CAP];
 	uint64_t next_seq; /* the next publication to read */
 	struct error_reporter errors;
+	struct persistence state;
 	int wake_fd; /* the sampler's eventfd */
 	atomic_bool stop;
 	bool running;
 	pthread_t thread;
 };
 
+/* What a state file that did not load means for the person reading the log. */
+static const char *load_error_str(int r)
+{
+	switch (r) {
+	case -EINVAL:
+		return "corrupt or truncated";
+	case -EPROTO:
+		return "foreign format or version";
+	default:
+		return strerror(-r);
+	}
+}
+
+/* Load DIR/baselines into the fresh detector; anything wrong with it is logged once and ignored. */
+static void load_state(struct pw_watcher *w)
+{
+	struct persistence *st = &w->state;
+	char err[PATH_MAX + 128];
+	void *buf;
+	size_t len;
+	int r = pw_state_read(st->dir, &buf, &len, err, sizeof(err));
+
+	if (r == -ENOENT) {
+		pw_log(LOG_INFO, "state dir %s: no saved baselines yet, learning from scratch", st->dir);
+		return;
+	}
+	if (r < 0) {
+		pw_log(LOG_WARNING, "state file: %s: ignored, relearning", err);
+		return;
+	}
+	r = pw_detector_state_load(w->detector, buf, len);
+	if (r < 0 && r != -ERANGE) {
+		pw_log(LOG_WARNING, "state file %s/%s: %s: ignored, relearning", st->dir, PW_STATE_FILE,
+		       load_error_str(r));
+		free(buf);
+		return;
+	}
+	if (r == -ERANGE)
+		pw_log(LOG_NOTICE,
+		       "state file %s/%s: saved for other CPU or interrupt-line capacities: host baselines "
+		       "loaded, per-CPU and per-line ones only where they fit",
+		       st->dir, PW_STATE_FILE);
+	else
+		pw_log(LOG_INFO, "state file %s/%s: baselines loaded", st->dir, PW_STATE_FILE);
+	free(buf);
+}
+
+static int setup_state(struct pw_watcher *w, const char *dir, int64_t every_ns)
+{
+	struct persistence *st = &w->state;
+
+	if (!dir || !*dir)
+		return 0;
+	st->every_ns = every_ns;
+	st->complain.period_ns = 60 * INT64_C(1000000000);
+	if (!(st->dir = strdup(dir)) || !(st->buf = malloc(pw_detector_state_size(w->detector))))
+		return -ENOMEM;
+	load_state(w);
+	return 0;
+}
+
+static void save_state(struct pw_watcher *w, int64_t now_ns, bool final)
+{
+	struct persistence *st = &w->state;
+	char err[PATH_MAX + 128];
+	uint64_t suppressed = 0;
+	int len = pw_detector_state_save(w->detector, st->buf, pw_detector_state_size(w->detector));
+
+	st->last_save_ns = now_ns;
+	if (len >= 0 && pw_state_write(st->dir, st->buf, (size_t)len, err, sizeof(err)) == 0) {
+		pw_log(LOG_DEBUG, "baselines saved to %s/%s", st->dir, PW_STATE_FILE);
+		return;
+	}
+	if (len < 0)
+		snprintf(err, sizeof(err), "cannot encode the baselines: %s", strerror(-len));
+	if (final || pw_ratelimit_allow(&st->complain, now_ns, &suppressed))
+		pw_log(LOG_WARNING, "state file: %s; baselines not saved, the previous file stays", err);
+}
+
+/* After each sample: save when the period is up. */
+static void persist(struct pw_watcher *w, int64_t mono_ns)
+{
+	struct persistence *st = &w->state;
+
+	if (!st->dir)
+		return;
+	if (!st->last_save_ns)
+		st->last_save_ns = mono_ns;
+	else if (mono_ns - st->last_save_ns >= st->every_ns)
+		save_state(w, mono_ns, false);
+}
+
 struct pw_watcher *pw_watcher_new(struct pw_sampler *sampler, const struct pw_detector_config *config,
-                                  char *err, size_t err_size)
+                                  const char *state_dir, int64_t save_every_ns, char *err, size_t err_size)
 {
 	struct pw_watcher *w = calloc(1, sizeof(*w));
 	const struct pw_ring *latest = pw_sampler_latest(sampler);
@@ -61,6 +165,11 @@ struct pw_watcher *pw_watcher_new(struct pw_sampler *sampler, const struct pw_de
 	w->detector = pw_detector_new(config, pw_sampler_cpu_cap(sampler), pw_sampler_line_cap(sampler));
 	if (!w->detector) {
 		snprintf(err, err_size, "cannot set up the detector: out of memory");
+		pw_watcher_free(w);
+		return NULL;
+	}
+	if (setup_state(w, state_dir, save_every_ns) < 0) {
+		snprintf(err, err_size, "cannot set up the state dir: out of memory");
 		pw_watcher_free(w);
 		return NULL;
 	}
@@ -112,6 +221,7 @@ static void catch_up(struct pw_watcher *w)
 			log_event(&w->events[i]);
 		report_errors(&w->errors, w->sample);
 		w->view.samples_seen++;
+		persist(w, w->sample->mono_ns);
 	}
 	pw_detector_snapshot(w->detector, &w->view);
 	pw_ring_publish(w->views, &w->view);
@@ -128,6 +238,13 @@ static void *watcher_main(void *arg)
 		if (poll(&pfd, 1, -1) > 0 && read(w->wake_fd, &count, sizeof(count)) > 0 &&
 		    !atomic_load(&w->stop))
 			catch_up(w);
+	}
+	/* The sampler has stopped: judge what it left, then save what was learned. Not before the
+	 * first sample: that would replace a good file with one that has forgotten its warmup. */
+	if (w->state.dir) {
+		catch_up(w);
+		if (w->state.last_save_ns)
+			save_state(w, w->state.last_save_ns, true);
 	}
 	return NULL;
 }
@@ -163,6 +280,8 @@ void pw_watcher_free(struct pw_watcher *w)
 		close(w->wake_fd);
 	pw_detector_free(w->detector);
 	pw_ring_free(w->views);
+	free(w->state.dir);
+	free(w->state.buf);
 	free(w->sample);
 	free(w);
 }

@@ -10,13 +10,17 @@
 struct pw_watcher;
 
 /* Create the detector for the sampler's samples and hook it to the sampler's notifications. Call
- * before pw_sampler_start. Returns NULL with a reason in err. */
+ * before pw_sampler_start. With a state_dir (NULL or "": none), the baselines saved there are
+ * loaded now (a missing, unreadable, corrupt or foreign file is logged and ignored: the detector
+ * relearns), saved every save_every_ns of sample time from the detector's thread, and at stop.
+ * Returns NULL with a reason in err. */
 struct pw_watcher *pw_watcher_new(struct pw_sampler *sampler, const struct pw_detector_config *config,
-                                  char *err, size_t err_size);
+                                  const char *state_dir, int64_t save_every_ns, char *err, size_t err_size);
 
 int pw_watcher_start(struct pw_watcher *watcher);
 
-/* Stop and join (returns promptly); idempotent. */
+/* Stop and join; idempotent. With a state dir, the thread judges what is left in the ring and
+ * saves the baselines before it ends: stop the sampler first. */
 void pw_watcher_stop(struct pw_watcher *watcher);
 void pw_watcher_free(struct pw_watcher *watcher);
 

@@ -351,7 +351,9 @@ static void step(struct pw_detector *d, enum pw_alert_name name, enum pw_verdict
 
 bool pw_detector_warm(const struct pw_detector *d)
 {
-	return d->first_mono_ns && d->last_mono_ns - d->first_mono_ns >= d->config.warmup_ns;
+	int64_t learned = d->learned_before_ns + (d->first_mono_ns ? d->last_mono_ns - d->first_mono_ns : 0);
+
+	return learned >= d->config.warmup_ns;
 }
 
 size_t pw_detector_observe(struct pw_detector *d, const struct pw_sample *s, struct pw_alert_event *events,

@@ -94,4 +94,22 @@ struct pw_detector_view {
 /* Fill ret from the detector's current state (samples_* are the caller's to set). */
 void pw_detector_snapshot(const struct pw_detector *detector, struct pw_detector_view *ret);
 
+/* Persistence (detector_state.c): the learned baselines as a self-checking little-endian blob, so a
+ * restarted daemon does not relearn. Alert state is not part of it. Pure: the caller does the I/O.
+ *
+ * The bytes pw_detector_state_save needs for this detector (depends only on its capacities). */
+size_t pw_detector_state_size(const struct pw_detector *detector);
+
+/* Write the baselines and the learned time into buf. Returns the bytes written, or -ENOBUFS when
+ * len is below pw_detector_state_size(). Does not change the detector. */
+int pw_detector_state_save(const struct pw_detector *detector, void *buf, size_t len);
+
+/* Replace the detector's baselines with those in buf and credit the learned time towards warmup,
+ * counted back from the newest sample the detector has seen (none seen: only baselines, no credit;
+ * load again after the first sample). Alerts are left alone. Returns 0; -EINVAL when buf is
+ * truncated, corrupt or fails its checksum; -EPROTO for a foreign magic or version (the detector is
+ * untouched on both); -ERANGE when it was saved with other CPU or line capacities: then the host
+ * baselines and the per-CPU and per-line ones that fit (the lower ids, the first slots) are loaded. */
+int pw_detector_state_load(struct pw_detector *detector, const void *buf, size_t len);
+
 #endif

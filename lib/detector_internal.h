@@ -40,6 +40,7 @@ struct pw_detector {
 	struct pw_baseline host_irq_cost;
 	struct pw_line_baseline *lines; /* [line_cap] */
 	int64_t first_mono_ns, last_mono_ns, last_real_ns;
+	int64_t learned_before_ns; /* learning time carried over from a state file (a restart) */
 	struct pw_rule_state rules[PW_ALERT_COUNT];
 };
 

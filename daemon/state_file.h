@@ -1,0 +1,24 @@
+/* state_file.h — the detector's saved baselines on disk: DIR/baselines, replaced atomically so a
+ * crash at any moment leaves either the old file or the new one, never a mix. The bytes are
+ * lib/detector_state.c's; this module only moves them. Blocking I/O: call it from the detector's
+ * thread (or at startup), never from the sampler. */
+#ifndef PW_STATE_FILE_H
+#define PW_STATE_FILE_H
+
+#include <stddef.h>
+
+#define PW_STATE_FILE "baselines"
+
+/* Write buf to DIR/baselines.tmp, fsync it, rename it over DIR/baselines and fsync DIR. Returns 0,
+ * or -errno with "what: why" in err (the temporary file is removed, the old file stays). */
+int pw_state_write(const char *dir, const void *buf, size_t len, char *err, size_t err_size);
+
+/* Read DIR/baselines whole into a malloc'd *ret_buf (the caller frees it) and its size into
+ * *ret_len. Returns 0; -ENOENT when there is none (nothing saved yet, err left alone); other
+ * -errno with the reason in err. Outputs untouched on failure. */
+int pw_state_read(const char *dir, void **ret_buf, size_t *ret_len, char *err, size_t err_size);
+
+/* Check that DIR is a directory we can create files in. Returns 0 or -errno with the reason. */
+int pw_state_check_dir(const char *dir, char *err, size_t err_size);
+
+#endif
