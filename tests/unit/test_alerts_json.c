@@ -3,8 +3,9 @@
  * keys and rounded values; non-finite figures as null, text that is not UTF-8, the empty and absent
  * views, and the urgency order /status builds its diagnosis from. */
 #include "alerts_json.h"
-#include "json_util.h"
 #include "fixture_util.h"
+#include "json_assert.h"
+#include "json_util.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -220,46 +221,10 @@ static json_t *render_parsed(const struct pw_detector_view *view, char **ret_tex
 	return root;
 }
 
-/* The value at a path like "alerts.0.evidence.cpus.0.cpu" (array indices as numbers). */
-static json_t *at(json_t *root, const char *path)
-{
-	char copy[256], *save = NULL;
-	json_t *node = root;
-
-	snprintf(copy, sizeof(copy), "%s", path);
-	for (char *key = strtok_r(copy, ".", &save); key && node; key = strtok_r(NULL, ".", &save))
-		node = json_is_array(node) ? json_array_get(node, strtoul(key, NULL, 10))
-		                           : json_object_get(node, key);
-	ck_assert_msg(node != NULL, "no %s", path);
-	return node;
-}
-
-static void assert_number(json_t *root, const char *path, double want)
-{
-	json_t *node = at(root, path);
-
-	ck_assert_msg(json_is_number(node), "%s is not a number", path);
-	ck_assert_msg(fabs(json_number_value(node) - want) < 1e-9, "%s = %.17g, want %.17g", path,
-	              json_number_value(node), want);
-}
-
-static void assert_string(json_t *root, const char *path, const char *want)
-{
-	json_t *node = at(root, path);
-
-	ck_assert_msg(json_is_string(node), "%s is not a string", path);
-	ck_assert_str_eq(json_string_value(node), want);
-}
-
-static void assert_null(json_t *root, const char *path)
-{
-	ck_assert_msg(json_is_null(at(root, path)), "%s is not null", path);
-}
-
 /* obj has exactly these keys, in this order. */
 static void assert_keys(json_t *root, const char *path, const char *const *keys, size_t n)
 {
-	json_t *obj = at(root, path);
+	json_t *obj = pw_json_at(root, path);
 	const char *key;
 	json_t *value;
 	size_t i = 0;
@@ -305,45 +270,46 @@ START_TEST(test_common_fields)
 	char path[64];
 
 	ASSERT_KEYS(root, "", "alerts");
-	ck_assert_uint_eq(json_array_size(at(root, "alerts")), 7);
+	ck_assert_uint_eq(json_array_size(pw_json_at(root, "alerts")), 7);
 	for (int i = 0; i < 7; i++) {
 		snprintf(path, sizeof(path), "alerts.%d", i);
 		ASSERT_KEYS(root, path, "name", "state", "severity", "started_at", "fired_at", "summary",
 		            "description", "value", "unit", "baseline", "labels", "evidence");
 		snprintf(path, sizeof(path), "alerts.%d.name", i);
-		assert_string(root, path, names[i]);
+		pw_assert_json_string(root, path, names[i]);
 		snprintf(path, sizeof(path), "alerts.%d.state", i);
-		assert_string(root, path, states[i]);
+		pw_assert_json_string(root, path, states[i]);
 		snprintf(path, sizeof(path), "alerts.%d.labels.alertname", i);
-		assert_string(root, path, names[i]);
+		pw_assert_json_string(root, path, names[i]);
 		snprintf(path, sizeof(path), "alerts.%d.started_at", i);
-		assert_string(root, path, "2023-11-14T22:11:45.123Z");
+		pw_assert_json_string(root, path, "2023-11-14T22:11:45.123Z");
 		snprintf(path, sizeof(path), "alerts.%d.labels", i);
 		ASSERT_KEYS(root, path, "alertname", "severity", "scope");
 		snprintf(path, sizeof(path), "alerts.%d.baseline", i);
 		ASSERT_KEYS(root, path, "mean", "spread");
 	}
-	assert_string(root, "alerts.0.severity", "critical");
-	assert_string(root, "alerts.0.labels.severity", "critical");
-	assert_string(root, "alerts.0.labels.scope", "cpu3");
-	assert_string(root, "alerts.0.fired_at", "2023-11-14T22:12:45.123Z");
-	assert_null(root, "alerts.1.fired_at"); /* pending */
-	assert_string(root, "alerts.0.summary", "InterruptTimeHigh on cpu3");
-	assert_string(root, "alerts.0.description", "What InterruptTimeHigh means, in \"plain\" words.");
+	pw_assert_json_string(root, "alerts.0.severity", "critical");
+	pw_assert_json_string(root, "alerts.0.labels.severity", "critical");
+	pw_assert_json_string(root, "alerts.0.labels.scope", "cpu3");
+	pw_assert_json_string(root, "alerts.0.fired_at", "2023-11-14T22:12:45.123Z");
+	pw_assert_json_null(root, "alerts.1.fired_at"); /* pending */
+	pw_assert_json_string(root, "alerts.0.summary", "InterruptTimeHigh on cpu3");
+	pw_assert_json_string(root, "alerts.0.description",
+	                      "What InterruptTimeHigh means, in \"plain\" words.");
 	/* The headline in the rule's unit: shares and the frequency ratio in percent, rates per second. */
-	assert_number(root, "alerts.0.value", 23.4);
-	assert_string(root, "alerts.0.unit", "percent");
-	assert_number(root, "alerts.0.baseline.mean", 1.2);
-	assert_number(root, "alerts.0.baseline.spread", 1.0);
-	assert_number(root, "alerts.1.value", 62.0);
-	assert_number(root, "alerts.1.baseline.mean", 100.0);
-	assert_number(root, "alerts.2.value", 12.0);
-	assert_string(root, "alerts.2.unit", "per_second");
-	assert_number(root, "alerts.2.baseline.mean", 9000);
-	assert_number(root, "alerts.2.baseline.spread", 451); /* 450.5: whole above 100/s */
-	assert_string(root, "alerts.3.unit", "pages_per_second");
-	assert_number(root, "alerts.3.value", 250);
-	assert_number(root, "alerts.3.baseline.mean", 0.0);
+	pw_assert_json_number(root, "alerts.0.value", 23.4);
+	pw_assert_json_string(root, "alerts.0.unit", "percent");
+	pw_assert_json_number(root, "alerts.0.baseline.mean", 1.2);
+	pw_assert_json_number(root, "alerts.0.baseline.spread", 1.0);
+	pw_assert_json_number(root, "alerts.1.value", 62.0);
+	pw_assert_json_number(root, "alerts.1.baseline.mean", 100.0);
+	pw_assert_json_number(root, "alerts.2.value", 12.0);
+	pw_assert_json_string(root, "alerts.2.unit", "per_second");
+	pw_assert_json_number(root, "alerts.2.baseline.mean", 9000);
+	pw_assert_json_number(root, "alerts.2.baseline.spread", 451); /* 450.5: whole above 100/s */
+	pw_assert_json_string(root, "alerts.3.unit", "pages_per_second");
+	pw_assert_json_number(root, "alerts.3.value", 250);
+	pw_assert_json_number(root, "alerts.3.baseline.mean", 0.0);
 	json_decref(root);
 	free(v);
 }
@@ -357,29 +323,30 @@ START_TEST(test_interrupt_time)
 	ASSERT_KEYS(root, "alerts.0.evidence", "host_irq_percent", "host_softirq_percent",
 	            "host_baseline_percent", "interrupts_per_second", "interrupts_baseline_per_second",
 	            "cpus", "lines", "softirqs");
-	assert_number(root, "alerts.0.evidence.host_irq_percent", 2.1);
-	assert_number(root, "alerts.0.evidence.host_softirq_percent", 3.4); /* 0.0345f is 0.034499999 */
-	assert_number(root, "alerts.0.evidence.host_baseline_percent", 0.4);
-	assert_number(root, "alerts.0.evidence.interrupts_per_second", 15235);
-	assert_number(root, "alerts.0.evidence.interrupts_baseline_per_second", 14000);
-	ck_assert_uint_eq(json_array_size(at(root, "alerts.0.evidence.cpus")), 2);
+	pw_assert_json_number(root, "alerts.0.evidence.host_irq_percent", 2.1);
+	pw_assert_json_number(root, "alerts.0.evidence.host_softirq_percent",
+	                      3.4); /* 0.0345f is 0.034499999 */
+	pw_assert_json_number(root, "alerts.0.evidence.host_baseline_percent", 0.4);
+	pw_assert_json_number(root, "alerts.0.evidence.interrupts_per_second", 15235);
+	pw_assert_json_number(root, "alerts.0.evidence.interrupts_baseline_per_second", 14000);
+	ck_assert_uint_eq(json_array_size(pw_json_at(root, "alerts.0.evidence.cpus")), 2);
 	ASSERT_KEYS(root, "alerts.0.evidence.cpus.0", "cpu", "irq_percent", "softirq_percent",
 	            "baseline_percent");
-	assert_number(root, "alerts.0.evidence.cpus.0.cpu", 3);
-	assert_number(root, "alerts.0.evidence.cpus.0.irq_percent", 5.0);
-	assert_number(root, "alerts.0.evidence.cpus.0.softirq_percent", 18.4);
-	assert_number(root, "alerts.0.evidence.cpus.0.baseline_percent", 1.2);
+	pw_assert_json_number(root, "alerts.0.evidence.cpus.0.cpu", 3);
+	pw_assert_json_number(root, "alerts.0.evidence.cpus.0.irq_percent", 5.0);
+	pw_assert_json_number(root, "alerts.0.evidence.cpus.0.softirq_percent", 18.4);
+	pw_assert_json_number(root, "alerts.0.evidence.cpus.0.baseline_percent", 1.2);
 	ASSERT_KEYS(root, "alerts.0.evidence.lines.0", "irq", "device", "per_second", "baseline_per_second");
-	assert_string(root, "alerts.0.evidence.lines.0.irq", "41");
-	assert_string(root, "alerts.0.evidence.lines.0.device", "eth0-rx-0");
-	assert_number(root, "alerts.0.evidence.lines.0.per_second", 9000);
-	assert_number(root, "alerts.0.evidence.lines.1.per_second", 42.3); /* 1 decimal below 100/s */
-	assert_number(root, "alerts.0.evidence.lines.1.baseline_per_second", 40.0);
+	pw_assert_json_string(root, "alerts.0.evidence.lines.0.irq", "41");
+	pw_assert_json_string(root, "alerts.0.evidence.lines.0.device", "eth0-rx-0");
+	pw_assert_json_number(root, "alerts.0.evidence.lines.0.per_second", 9000);
+	pw_assert_json_number(root, "alerts.0.evidence.lines.1.per_second", 42.3); /* 1 decimal below 100/s */
+	pw_assert_json_number(root, "alerts.0.evidence.lines.1.baseline_per_second", 40.0);
 	ASSERT_KEYS(root, "alerts.0.evidence.softirqs.0", "type", "per_second", "baseline_per_second");
-	assert_string(root, "alerts.0.evidence.softirqs.0.type", "NET_RX");
-	assert_number(root, "alerts.0.evidence.softirqs.0.per_second", 52001);
-	assert_string(root, "alerts.0.evidence.softirqs.1.type", "TIMER");
-	assert_number(root, "alerts.0.evidence.softirqs.1.baseline_per_second", 88.0);
+	pw_assert_json_string(root, "alerts.0.evidence.softirqs.0.type", "NET_RX");
+	pw_assert_json_number(root, "alerts.0.evidence.softirqs.0.per_second", 52001);
+	pw_assert_json_string(root, "alerts.0.evidence.softirqs.1.type", "TIMER");
+	pw_assert_json_number(root, "alerts.0.evidence.softirqs.1.baseline_per_second", 88.0);
 	json_decref(root);
 	free(v);
 }
@@ -392,30 +359,30 @@ START_TEST(test_frequency)
 
 	ASSERT_KEYS(root, "alerts.1.evidence", "busy_cpus", "busy_average_percent_of_max", "source",
 	            "governor", "driver", "cpus");
-	assert_number(root, "alerts.1.evidence.busy_cpus", 2);
-	assert_number(root, "alerts.1.evidence.busy_average_percent_of_max", 65.5);
-	assert_string(root, "alerts.1.evidence.source", "scaling_cur_freq");
-	assert_string(root, "alerts.1.evidence.governor", "ondemand");
-	assert_string(root, "alerts.1.evidence.driver", "acpi-cpufreq");
+	pw_assert_json_number(root, "alerts.1.evidence.busy_cpus", 2);
+	pw_assert_json_number(root, "alerts.1.evidence.busy_average_percent_of_max", 65.5);
+	pw_assert_json_string(root, "alerts.1.evidence.source", "scaling_cur_freq");
+	pw_assert_json_string(root, "alerts.1.evidence.governor", "ondemand");
+	pw_assert_json_string(root, "alerts.1.evidence.driver", "acpi-cpufreq");
 	ASSERT_KEYS(root, "alerts.1.evidence.cpus.0", "cpu", "busy_percent", "avg_mhz", "max_mhz",
 	            "percent_of_max");
-	assert_number(root, "alerts.1.evidence.cpus.0.busy_percent", 91.0);
-	assert_number(root, "alerts.1.evidence.cpus.0.avg_mhz", 2000);
-	ck_assert(json_is_integer(at(root, "alerts.1.evidence.cpus.0.avg_mhz")));
-	assert_number(root, "alerts.1.evidence.cpus.0.max_mhz", 3000);
-	assert_number(root, "alerts.1.evidence.cpus.0.percent_of_max", 66.7);
-	assert_number(root, "alerts.1.evidence.cpus.1.cpu", 5);
-	assert_number(root, "alerts.1.evidence.cpus.1.percent_of_max", 62.0);
+	pw_assert_json_number(root, "alerts.1.evidence.cpus.0.busy_percent", 91.0);
+	pw_assert_json_number(root, "alerts.1.evidence.cpus.0.avg_mhz", 2000);
+	ck_assert(json_is_integer(pw_json_at(root, "alerts.1.evidence.cpus.0.avg_mhz")));
+	pw_assert_json_number(root, "alerts.1.evidence.cpus.0.max_mhz", 3000);
+	pw_assert_json_number(root, "alerts.1.evidence.cpus.0.percent_of_max", 66.7);
+	pw_assert_json_number(root, "alerts.1.evidence.cpus.1.cpu", 5);
+	pw_assert_json_number(root, "alerts.1.evidence.cpus.1.percent_of_max", 62.0);
 	json_decref(root);
 
 	v->alerts[1].evidence.frequency.from_time_in_state = true;
 	v->alerts[1].evidence.frequency.governor[0] = '\0';
 	v->alerts[1].evidence.frequency.cpus[1].max_khz = 0; /* not read */
 	root = render_parsed(v, NULL);
-	assert_string(root, "alerts.1.evidence.source", "time_in_state");
-	assert_null(root, "alerts.1.evidence.governor");
-	assert_null(root, "alerts.1.evidence.cpus.1.max_mhz");
-	assert_null(root, "alerts.1.evidence.cpus.1.percent_of_max");
+	pw_assert_json_string(root, "alerts.1.evidence.source", "time_in_state");
+	pw_assert_json_null(root, "alerts.1.evidence.governor");
+	pw_assert_json_null(root, "alerts.1.evidence.cpus.1.max_mhz");
+	pw_assert_json_null(root, "alerts.1.evidence.cpus.1.percent_of_max");
 	json_decref(root);
 	free(v);
 }
@@ -428,22 +395,22 @@ START_TEST(test_rate_drop)
 
 	ASSERT_KEYS(root, "alerts.2.evidence", "scope", "irq", "device", "per_second", "baseline_per_second",
 	            "baseline_spread", "lowest_per_second", "since");
-	assert_string(root, "alerts.2.evidence.scope", "line");
-	assert_string(root, "alerts.2.evidence.irq", "41");
-	assert_string(root, "alerts.2.evidence.device", "eth0-rx-0");
-	assert_number(root, "alerts.2.evidence.per_second", 12.0);
-	assert_number(root, "alerts.2.evidence.baseline_per_second", 9000);
-	assert_number(root, "alerts.2.evidence.baseline_spread", 451);
-	assert_number(root, "alerts.2.evidence.lowest_per_second", 3.3);
-	assert_string(root, "alerts.2.evidence.since", "2023-11-14T22:11:45.123Z");
-	assert_string(root, "alerts.2.labels.scope", "irq 41 (eth0-rx-0)");
+	pw_assert_json_string(root, "alerts.2.evidence.scope", "line");
+	pw_assert_json_string(root, "alerts.2.evidence.irq", "41");
+	pw_assert_json_string(root, "alerts.2.evidence.device", "eth0-rx-0");
+	pw_assert_json_number(root, "alerts.2.evidence.per_second", 12.0);
+	pw_assert_json_number(root, "alerts.2.evidence.baseline_per_second", 9000);
+	pw_assert_json_number(root, "alerts.2.evidence.baseline_spread", 451);
+	pw_assert_json_number(root, "alerts.2.evidence.lowest_per_second", 3.3);
+	pw_assert_json_string(root, "alerts.2.evidence.since", "2023-11-14T22:11:45.123Z");
+	pw_assert_json_string(root, "alerts.2.labels.scope", "irq 41 (eth0-rx-0)");
 	json_decref(root);
 
 	v->alerts[2].evidence.rate_drop.host = true;
 	v->alerts[2].evidence.rate_drop.started_real_ns = 0;
 	root = render_parsed(v, NULL);
-	assert_string(root, "alerts.2.evidence.scope", "host");
-	assert_null(root, "alerts.2.evidence.since");
+	pw_assert_json_string(root, "alerts.2.evidence.scope", "host");
+	pw_assert_json_null(root, "alerts.2.evidence.since");
 	json_decref(root);
 	free(v);
 }
@@ -465,29 +432,29 @@ START_TEST(test_memory)
 		            "swap_total_mib", "swap_free_mib", "pressure_memory_some_percent",
 		            "pressure_io_some_percent", "procs_blocked");
 	}
-	assert_number(root, "alerts.3.evidence.swap_out_pages_per_second", 250);
-	assert_number(root, "alerts.3.evidence.swap_out_baseline_pages_per_second", 0.0);
-	assert_number(root, "alerts.3.evidence.swap_in_pages_per_second", 80.1);
-	assert_number(root, "alerts.3.evidence.major_faults_baseline_per_second", 2.3);
-	assert_number(root, "alerts.3.evidence.refaults_per_second", 1200);
-	assert_number(root, "alerts.3.evidence.iowait_percent", 23.5);
-	assert_number(root, "alerts.3.evidence.iowait_baseline_percent", 1.1);
-	assert_number(root, "alerts.3.evidence.memory_total_mib", 15921.3);
-	assert_number(root, "alerts.3.evidence.memory_available_mib", 200.0);
-	assert_number(root, "alerts.3.evidence.page_cache_mib", 100.0);
-	assert_number(root, "alerts.3.evidence.swap_free_mib", 1024.0);
-	assert_number(root, "alerts.3.evidence.pressure_memory_some_percent", 12.34);
-	assert_null(root, "alerts.3.evidence.pressure_io_some_percent");
-	assert_number(root, "alerts.3.evidence.procs_blocked", 7);
-	assert_string(root, "alerts.4.name", "IoWaitHigh");
-	assert_number(root, "alerts.4.value", 23.5);
+	pw_assert_json_number(root, "alerts.3.evidence.swap_out_pages_per_second", 250);
+	pw_assert_json_number(root, "alerts.3.evidence.swap_out_baseline_pages_per_second", 0.0);
+	pw_assert_json_number(root, "alerts.3.evidence.swap_in_pages_per_second", 80.1);
+	pw_assert_json_number(root, "alerts.3.evidence.major_faults_baseline_per_second", 2.3);
+	pw_assert_json_number(root, "alerts.3.evidence.refaults_per_second", 1200);
+	pw_assert_json_number(root, "alerts.3.evidence.iowait_percent", 23.5);
+	pw_assert_json_number(root, "alerts.3.evidence.iowait_baseline_percent", 1.1);
+	pw_assert_json_number(root, "alerts.3.evidence.memory_total_mib", 15921.3);
+	pw_assert_json_number(root, "alerts.3.evidence.memory_available_mib", 200.0);
+	pw_assert_json_number(root, "alerts.3.evidence.page_cache_mib", 100.0);
+	pw_assert_json_number(root, "alerts.3.evidence.swap_free_mib", 1024.0);
+	pw_assert_json_number(root, "alerts.3.evidence.pressure_memory_some_percent", 12.34);
+	pw_assert_json_null(root, "alerts.3.evidence.pressure_io_some_percent");
+	pw_assert_json_number(root, "alerts.3.evidence.procs_blocked", 7);
+	pw_assert_json_string(root, "alerts.4.name", "IoWaitHigh");
+	pw_assert_json_number(root, "alerts.4.value", 23.5);
 	json_decref(root);
 
 	/* meminfo not read: the sizes are unknown, not 0. */
 	v->alerts[3].evidence.memory.mem_total_kb = 0;
 	root = render_parsed(v, NULL);
-	assert_null(root, "alerts.3.evidence.memory_total_mib");
-	assert_null(root, "alerts.3.evidence.swap_total_mib");
+	pw_assert_json_null(root, "alerts.3.evidence.memory_total_mib");
+	pw_assert_json_null(root, "alerts.3.evidence.swap_total_mib");
 	json_decref(root);
 	free(v);
 }
@@ -501,20 +468,20 @@ START_TEST(test_system_time_steal)
 	ASSERT_KEYS(root, "alerts.5.evidence", "system_percent", "user_percent", "system_baseline_percent",
 	            "context_switches_per_second", "context_switches_baseline_per_second", "run_queue",
 	            "run_queue_baseline", "cpus");
-	assert_number(root, "alerts.5.evidence.system_percent", 71.0);
-	assert_number(root, "alerts.5.evidence.user_percent", 9.0);
-	assert_number(root, "alerts.5.evidence.system_baseline_percent", 8.0);
-	assert_number(root, "alerts.5.evidence.context_switches_per_second", 250000);
-	assert_number(root, "alerts.5.evidence.context_switches_baseline_per_second", 30001);
-	assert_number(root, "alerts.5.evidence.run_queue", 48.0);
-	assert_number(root, "alerts.5.evidence.run_queue_baseline", 2.3);
+	pw_assert_json_number(root, "alerts.5.evidence.system_percent", 71.0);
+	pw_assert_json_number(root, "alerts.5.evidence.user_percent", 9.0);
+	pw_assert_json_number(root, "alerts.5.evidence.system_baseline_percent", 8.0);
+	pw_assert_json_number(root, "alerts.5.evidence.context_switches_per_second", 250000);
+	pw_assert_json_number(root, "alerts.5.evidence.context_switches_baseline_per_second", 30001);
+	pw_assert_json_number(root, "alerts.5.evidence.run_queue", 48.0);
+	pw_assert_json_number(root, "alerts.5.evidence.run_queue_baseline", 2.3);
 	ASSERT_KEYS(root, "alerts.5.evidence.cpus.0", "cpu", "system_percent", "user_percent");
-	assert_number(root, "alerts.5.evidence.cpus.0.cpu", 2);
-	assert_number(root, "alerts.5.evidence.cpus.0.system_percent", 90.0);
-	assert_number(root, "alerts.5.evidence.cpus.1.user_percent", 10.0);
+	pw_assert_json_number(root, "alerts.5.evidence.cpus.0.cpu", 2);
+	pw_assert_json_number(root, "alerts.5.evidence.cpus.0.system_percent", 90.0);
+	pw_assert_json_number(root, "alerts.5.evidence.cpus.1.user_percent", 10.0);
 	ASSERT_KEYS(root, "alerts.6.evidence", "steal_percent", "steal_baseline_percent");
-	assert_number(root, "alerts.6.evidence.steal_percent", 15.3);
-	assert_number(root, "alerts.6.evidence.steal_baseline_percent", 0.4);
+	pw_assert_json_number(root, "alerts.6.evidence.steal_percent", 15.3);
+	pw_assert_json_number(root, "alerts.6.evidence.steal_baseline_percent", 0.4);
 	json_decref(root);
 	free(v);
 }
@@ -550,8 +517,8 @@ START_TEST(test_inactive_skipped)
 	v->alerts[0].state = PW_ALERT_INACTIVE;
 	v->nalerts = 1000;
 	json_t *root = render_parsed(v, NULL);
-	ck_assert_uint_eq(json_array_size(at(root, "alerts")), 6);
-	assert_string(root, "alerts.0.name", "CpuFrequencyLow");
+	ck_assert_uint_eq(json_array_size(pw_json_at(root, "alerts")), 6);
+	pw_assert_json_string(root, "alerts.0.name", "CpuFrequencyLow");
 	json_decref(root);
 	free(v);
 }
@@ -572,16 +539,16 @@ START_TEST(test_non_finite)
 	v->alerts[5].evidence.system_time.run_queue = NAN;
 	v->alerts[6].evidence.steal.host_steal = INFINITY;
 	json_t *root = render_parsed(v, NULL);
-	assert_null(root, "alerts.0.value");
-	assert_null(root, "alerts.0.baseline.mean");
-	assert_number(root, "alerts.0.baseline.spread", 1.0);
-	assert_null(root, "alerts.0.evidence.host_irq_percent");
-	assert_null(root, "alerts.0.evidence.interrupts_per_second");
-	assert_null(root, "alerts.0.evidence.lines.0.per_second");
-	assert_null(root, "alerts.1.evidence.busy_average_percent_of_max");
-	assert_null(root, "alerts.3.evidence.refaults_per_second");
-	assert_null(root, "alerts.5.evidence.run_queue");
-	assert_null(root, "alerts.6.evidence.steal_percent");
+	pw_assert_json_null(root, "alerts.0.value");
+	pw_assert_json_null(root, "alerts.0.baseline.mean");
+	pw_assert_json_number(root, "alerts.0.baseline.spread", 1.0);
+	pw_assert_json_null(root, "alerts.0.evidence.host_irq_percent");
+	pw_assert_json_null(root, "alerts.0.evidence.interrupts_per_second");
+	pw_assert_json_null(root, "alerts.0.evidence.lines.0.per_second");
+	pw_assert_json_null(root, "alerts.1.evidence.busy_average_percent_of_max");
+	pw_assert_json_null(root, "alerts.3.evidence.refaults_per_second");
+	pw_assert_json_null(root, "alerts.5.evidence.run_queue");
+	pw_assert_json_null(root, "alerts.6.evidence.steal_percent");
 	json_decref(root);
 	free(v);
 }
@@ -598,10 +565,10 @@ START_TEST(test_hostile_text)
 	memset(line->device, 'x', sizeof(line->device));
 	memset(v->alerts[0].summary, 's', sizeof(v->alerts[0].summary));
 	json_t *root = render_parsed(v, NULL);
-	assert_string(root, "alerts.2.labels.scope", "irq 41 (eth\?\?\?)");
-	ck_assert_uint_eq(strlen(json_string_value(at(root, "alerts.0.evidence.lines.0.device"))),
+	pw_assert_json_string(root, "alerts.2.labels.scope", "irq 41 (eth\?\?\?)");
+	ck_assert_uint_eq(strlen(json_string_value(pw_json_at(root, "alerts.0.evidence.lines.0.device"))),
 	                  PW_IRQ_DEVICE_MAX);
-	ck_assert_uint_eq(strlen(json_string_value(at(root, "alerts.0.summary"))),
+	ck_assert_uint_eq(strlen(json_string_value(pw_json_at(root, "alerts.0.summary"))),
 	                  sizeof(v->alerts[0].summary));
 	json_decref(root);
 	free(v);

@@ -3,6 +3,7 @@
  * source is down or a derived figure is missing, the document before the first sample, and the
  * detector's part: alerts, diagnosis and state while learning, when quiet, with alerts, and off. */
 #include "fixture_util.h"
+#include "json_assert.h"
 #include "status_json.h"
 
 #include <jansson.h>
@@ -165,42 +166,6 @@ static json_t *render_parsed(const struct pw_sample *s, const struct pw_status_s
 	return root;
 }
 
-/* The value at a path like "cpu.per_cpu.0.frequency.avg_mhz" (array indices as numbers). */
-static json_t *at(json_t *root, const char *path)
-{
-	char copy[256], *save = NULL;
-	json_t *node = root;
-
-	snprintf(copy, sizeof(copy), "%s", path);
-	for (char *key = strtok_r(copy, ".", &save); key && node; key = strtok_r(NULL, ".", &save))
-		node = json_is_array(node) ? json_array_get(node, strtoul(key, NULL, 10))
-		                           : json_object_get(node, key);
-	ck_assert_msg(node != NULL, "no %s", path);
-	return node;
-}
-
-static void assert_number(json_t *root, const char *path, double want)
-{
-	json_t *node = at(root, path);
-
-	ck_assert_msg(json_is_number(node), "%s is not a number", path);
-	ck_assert_msg(fabs(json_number_value(node) - want) < 1e-9, "%s = %.17g, want %.17g", path,
-	              json_number_value(node), want);
-}
-
-static void assert_string(json_t *root, const char *path, const char *want)
-{
-	json_t *node = at(root, path);
-
-	ck_assert_msg(json_is_string(node), "%s is not a string", path);
-	ck_assert_str_eq(json_string_value(node), want);
-}
-
-static void assert_null(json_t *root, const char *path)
-{
-	ck_assert_msg(json_is_null(at(root, path)), "%s is not null", path);
-}
-
 START_TEST(test_golden)
 {
 	struct pw_sample *s = make_sample();
@@ -219,65 +184,65 @@ START_TEST(test_values)
 	struct pw_sample *s = make_sample();
 	json_t *root = render_parsed(s, &test_self, NULL);
 
-	assert_string(root, "status", "ok");
-	assert_string(root, "version", "0.1.0-test");
-	assert_number(root, "sample.seq", 42);
-	assert_string(root, "sample.time", "2023-11-14T22:13:20.123Z");
-	assert_number(root, "sample.age_seconds", 0.4); /* monotonic clocks: 5.4 s - 5.0 s */
-	assert_number(root, "sample.interval_seconds", 1.0);
-	assert_number(root, "cpu.online", 2);
-	assert_number(root, "cpu.busy_percent", 20.5); /* 100 - (55 + 99) / 2 - 5 / 2 */
-	assert_number(root, "cpu.modes_percent.user", 15.2);
-	assert_number(root, "cpu.per_cpu.0.busy_percent", 40.0);
-	assert_number(root, "cpu.per_cpu.1.busy_percent", 1.0);
-	assert_number(root, "cpu.per_cpu.0.modes_percent.iowait", 5.0);
-	ck_assert(json_is_false(at(root, "cpu.per_cpu.2.online")));
-	assert_null(root, "cpu.per_cpu.2.busy_percent");
-	assert_number(root, "cpu.per_cpu.0.frequency.avg_mhz", 1800);
-	assert_number(root, "cpu.per_cpu.0.frequency.max_mhz", 3600);
-	assert_number(root, "cpu.per_cpu.0.frequency.percent_of_max", 50.0);
-	assert_string(root, "cpu.per_cpu.0.frequency.governor", "schedutil");
-	assert_string(root, "cpu.per_cpu.0.frequency.source", "time_in_state");
-	assert_null(root, "cpu.per_cpu.1.frequency");
-	assert_number(root, "interrupts.per_second", 1501); /* 1501.26 >= 100: integer */
-	assert_number(root, "interrupts.lines_dropped", 2);
-	ck_assert_uint_eq(json_array_size(at(root, "interrupts.top")), 3);
-	assert_string(root, "interrupts.top.0.irq", "LOC");
-	assert_string(root, "interrupts.top.1.irq", "24"); /* ties keep /proc/interrupts order */
-	assert_string(root, "interrupts.top.1.device", "virtio0-\"q\\0\"");
-	assert_string(root, "interrupts.top.2.irq", "RES");
-	assert_null(root, "interrupts.top.0.chip");
-	assert_number(root, "interrupts.per_cpu_per_second.0.per_second", 1234);
-	assert_number(root, "interrupts.per_cpu_per_second.1.per_second", 56.8);
-	assert_number(root, "softirqs.per_second", 842);
-	assert_string(root, "softirqs.top.0.type", "TIMER");
-	assert_string(root, "softirqs.top.2.type", "NET_RX");
-	assert_number(root, "softirqs.top.2.per_second", 42.4);
-	assert_number(root, "context_switches_per_second", 15000);
-	assert_number(root, "forks_per_second", 2.3);
-	assert_number(root, "procs_running", 3);
-	assert_number(root, "memory.total_mib", 15921.3);
-	assert_number(root, "memory.available_mib", 7960.7);
-	assert_number(root, "memory.free_mib", 1.0);
-	assert_null(root, "memory.dirty_mib");
-	assert_number(root, "memory.swap_total_mib", 0);
-	assert_number(root, "paging.swap_in_per_second", 12.5);
-	assert_number(root, "paging.paged_in_kib_per_second", 4096);
-	assert_number(root, "paging.refaults_per_second", 4.0);
-	assert_null(root, "pressure");
-	assert_number(root, "load.load1", 0.64);
-	assert_number(root, "load.load15", 0.05);
-	assert_number(root, "sampler.last_duration_ms", 0.25);
-	assert_number(root, "sampler.history_samples", 42);
-	assert_string(root, "sampler.sources.pressure", "failing");
-	assert_string(root, "sampler.sources.stat", "up");
-	assert_number(root, "sampler.parse_errors.pressure", 3);
-	ck_assert(json_is_array(at(root, "alerts")));
-	ck_assert_uint_eq(json_array_size(at(root, "alerts")), 0);
-	assert_string(root, "diagnosis", "nothing unusual: CPUs 20.5% busy, 1501 interrupts/s");
-	ck_assert(json_is_true(at(root, "detector.warm")));
-	assert_number(root, "detector.samples_seen", 3600);
-	assert_number(root, "detector.samples_missed", 2);
+	pw_assert_json_string(root, "status", "ok");
+	pw_assert_json_string(root, "version", "0.1.0-test");
+	pw_assert_json_number(root, "sample.seq", 42);
+	pw_assert_json_string(root, "sample.time", "2023-11-14T22:13:20.123Z");
+	pw_assert_json_number(root, "sample.age_seconds", 0.4); /* monotonic clocks: 5.4 s - 5.0 s */
+	pw_assert_json_number(root, "sample.interval_seconds", 1.0);
+	pw_assert_json_number(root, "cpu.online", 2);
+	pw_assert_json_number(root, "cpu.busy_percent", 20.5); /* 100 - (55 + 99) / 2 - 5 / 2 */
+	pw_assert_json_number(root, "cpu.modes_percent.user", 15.2);
+	pw_assert_json_number(root, "cpu.per_cpu.0.busy_percent", 40.0);
+	pw_assert_json_number(root, "cpu.per_cpu.1.busy_percent", 1.0);
+	pw_assert_json_number(root, "cpu.per_cpu.0.modes_percent.iowait", 5.0);
+	ck_assert(json_is_false(pw_json_at(root, "cpu.per_cpu.2.online")));
+	pw_assert_json_null(root, "cpu.per_cpu.2.busy_percent");
+	pw_assert_json_number(root, "cpu.per_cpu.0.frequency.avg_mhz", 1800);
+	pw_assert_json_number(root, "cpu.per_cpu.0.frequency.max_mhz", 3600);
+	pw_assert_json_number(root, "cpu.per_cpu.0.frequency.percent_of_max", 50.0);
+	pw_assert_json_string(root, "cpu.per_cpu.0.frequency.governor", "schedutil");
+	pw_assert_json_string(root, "cpu.per_cpu.0.frequency.source", "time_in_state");
+	pw_assert_json_null(root, "cpu.per_cpu.1.frequency");
+	pw_assert_json_number(root, "interrupts.per_second", 1501); /* 1501.26 >= 100: integer */
+	pw_assert_json_number(root, "interrupts.lines_dropped", 2);
+	ck_assert_uint_eq(json_array_size(pw_json_at(root, "interrupts.top")), 3);
+	pw_assert_json_string(root, "interrupts.top.0.irq", "LOC");
+	pw_assert_json_string(root, "interrupts.top.1.irq", "24"); /* ties keep /proc/interrupts order */
+	pw_assert_json_string(root, "interrupts.top.1.device", "virtio0-\"q\\0\"");
+	pw_assert_json_string(root, "interrupts.top.2.irq", "RES");
+	pw_assert_json_null(root, "interrupts.top.0.chip");
+	pw_assert_json_number(root, "interrupts.per_cpu_per_second.0.per_second", 1234);
+	pw_assert_json_number(root, "interrupts.per_cpu_per_second.1.per_second", 56.8);
+	pw_assert_json_number(root, "softirqs.per_second", 842);
+	pw_assert_json_string(root, "softirqs.top.0.type", "TIMER");
+	pw_assert_json_string(root, "softirqs.top.2.type", "NET_RX");
+	pw_assert_json_number(root, "softirqs.top.2.per_second", 42.4);
+	pw_assert_json_number(root, "context_switches_per_second", 15000);
+	pw_assert_json_number(root, "forks_per_second", 2.3);
+	pw_assert_json_number(root, "procs_running", 3);
+	pw_assert_json_number(root, "memory.total_mib", 15921.3);
+	pw_assert_json_number(root, "memory.available_mib", 7960.7);
+	pw_assert_json_number(root, "memory.free_mib", 1.0);
+	pw_assert_json_null(root, "memory.dirty_mib");
+	pw_assert_json_number(root, "memory.swap_total_mib", 0);
+	pw_assert_json_number(root, "paging.swap_in_per_second", 12.5);
+	pw_assert_json_number(root, "paging.paged_in_kib_per_second", 4096);
+	pw_assert_json_number(root, "paging.refaults_per_second", 4.0);
+	pw_assert_json_null(root, "pressure");
+	pw_assert_json_number(root, "load.load1", 0.64);
+	pw_assert_json_number(root, "load.load15", 0.05);
+	pw_assert_json_number(root, "sampler.last_duration_ms", 0.25);
+	pw_assert_json_number(root, "sampler.history_samples", 42);
+	pw_assert_json_string(root, "sampler.sources.pressure", "failing");
+	pw_assert_json_string(root, "sampler.sources.stat", "up");
+	pw_assert_json_number(root, "sampler.parse_errors.pressure", 3);
+	ck_assert(json_is_array(pw_json_at(root, "alerts")));
+	ck_assert_uint_eq(json_array_size(pw_json_at(root, "alerts")), 0);
+	pw_assert_json_string(root, "diagnosis", "nothing unusual: CPUs 20.5% busy, 1501 interrupts/s");
+	ck_assert(json_is_true(pw_json_at(root, "detector.warm")));
+	pw_assert_json_number(root, "detector.samples_seen", 3600);
+	pw_assert_json_number(root, "detector.samples_missed", 2);
 	json_decref(root);
 	free(s);
 }
@@ -289,11 +254,11 @@ START_TEST(test_pressure)
 	s->source_up |= 1u << PW_SRC_PRESSURE;
 	json_t *root = render_parsed(s, &test_self, NULL);
 
-	assert_number(root, "pressure.cpu.some_avg10", 10.86);
-	assert_number(root, "pressure.cpu.some_avg60", 5.12);
-	assert_null(root, "pressure.cpu.full_avg10");
-	assert_number(root, "pressure.memory.full_avg10", 2.5);
-	assert_null(root, "pressure.io");
+	pw_assert_json_number(root, "pressure.cpu.some_avg10", 10.86);
+	pw_assert_json_number(root, "pressure.cpu.some_avg60", 5.12);
+	pw_assert_json_null(root, "pressure.cpu.full_avg10");
+	pw_assert_json_number(root, "pressure.memory.full_avg10", 2.5);
+	pw_assert_json_null(root, "pressure.io");
 	json_decref(root);
 	free(s);
 }
@@ -309,18 +274,18 @@ START_TEST(test_first_sample)
 	s->interval_ns = 0;
 	cpus[0].derived_valid = cpus[1].derived_valid = 0;
 	json_t *root = render_parsed(s, &test_self, NULL);
-	assert_null(root, "cpu.busy_percent");
-	assert_null(root, "cpu.modes_percent");
-	assert_null(root, "cpu.per_cpu.0.busy_percent");
-	assert_null(root, "cpu.per_cpu.0.frequency.avg_mhz");
-	assert_number(root, "cpu.per_cpu.0.frequency.cur_mhz", 2400);
-	assert_null(root, "interrupts.per_second");
-	assert_null(root, "interrupts.top");
-	assert_null(root, "softirqs.top");
-	assert_null(root, "context_switches_per_second");
-	assert_null(root, "paging.swap_in_per_second");
-	assert_number(root, "procs_running", 3);
-	assert_number(root, "memory.total_mib", 15921.3);
+	pw_assert_json_null(root, "cpu.busy_percent");
+	pw_assert_json_null(root, "cpu.modes_percent");
+	pw_assert_json_null(root, "cpu.per_cpu.0.busy_percent");
+	pw_assert_json_null(root, "cpu.per_cpu.0.frequency.avg_mhz");
+	pw_assert_json_number(root, "cpu.per_cpu.0.frequency.cur_mhz", 2400);
+	pw_assert_json_null(root, "interrupts.per_second");
+	pw_assert_json_null(root, "interrupts.top");
+	pw_assert_json_null(root, "softirqs.top");
+	pw_assert_json_null(root, "context_switches_per_second");
+	pw_assert_json_null(root, "paging.swap_in_per_second");
+	pw_assert_json_number(root, "procs_running", 3);
+	pw_assert_json_number(root, "memory.total_mib", 15921.3);
 	json_decref(root);
 	free(s);
 }
@@ -333,18 +298,18 @@ START_TEST(test_sources_down)
 	s->source_up = 0;
 	s->source_present = 1u << PW_SRC_STAT;
 	json_t *root = render_parsed(s, NULL, NULL);
-	assert_null(root, "cpu");
-	assert_null(root, "interrupts");
-	assert_null(root, "softirqs");
-	assert_null(root, "memory");
-	assert_null(root, "paging");
-	assert_null(root, "load");
-	assert_null(root, "context_switches_per_second");
-	assert_null(root, "procs_running");
-	assert_null(root, "version");
-	assert_null(root, "sample.age_seconds"); /* no clock given */
-	assert_string(root, "sampler.sources.stat", "failing");
-	assert_string(root, "sampler.sources.cpufreq", "absent");
+	pw_assert_json_null(root, "cpu");
+	pw_assert_json_null(root, "interrupts");
+	pw_assert_json_null(root, "softirqs");
+	pw_assert_json_null(root, "memory");
+	pw_assert_json_null(root, "paging");
+	pw_assert_json_null(root, "load");
+	pw_assert_json_null(root, "context_switches_per_second");
+	pw_assert_json_null(root, "procs_running");
+	pw_assert_json_null(root, "version");
+	pw_assert_json_null(root, "sample.age_seconds"); /* no clock given */
+	pw_assert_json_string(root, "sampler.sources.stat", "failing");
+	pw_assert_json_string(root, "sampler.sources.cpufreq", "absent");
 	json_decref(root);
 	free(s);
 }
@@ -376,11 +341,13 @@ START_TEST(test_hostile_values)
 	memset(lines[1].line.irq, '9', sizeof(lines[1].line.irq));
 	s->ncpu = 1000; /* more than cpu_cap */
 	json_t *root = render_parsed(s, &test_self, NULL);
-	assert_null(root, "cpu.busy_percent");
-	assert_null(root, "context_switches_per_second");
-	ck_assert_uint_eq(json_array_size(at(root, "cpu.per_cpu")), CPU_CAP);
-	ck_assert_uint_eq(strlen(json_string_value(at(root, "interrupts.top.0.device"))), PW_IRQ_DEVICE_MAX);
-	ck_assert_uint_eq(strlen(json_string_value(at(root, "interrupts.top.0.irq"))), PW_IRQ_NAME_MAX);
+	pw_assert_json_null(root, "cpu.busy_percent");
+	pw_assert_json_null(root, "context_switches_per_second");
+	ck_assert_uint_eq(json_array_size(pw_json_at(root, "cpu.per_cpu")), CPU_CAP);
+	ck_assert_uint_eq(strlen(json_string_value(pw_json_at(root, "interrupts.top.0.device"))),
+	                  PW_IRQ_DEVICE_MAX);
+	ck_assert_uint_eq(strlen(json_string_value(pw_json_at(root, "interrupts.top.0.irq"))),
+	                  PW_IRQ_NAME_MAX);
 	json_decref(root);
 	free(s);
 }
@@ -408,9 +375,10 @@ START_TEST(test_detector_off)
 
 	self.detector = NULL;
 	json_t *root = render_parsed(s, &self, NULL);
-	ck_assert_uint_eq(json_array_size(at(root, "alerts")), 0);
-	assert_string(root, "diagnosis", "the detector is off: perfwatch samples, but no incident rules run");
-	assert_null(root, "detector");
+	ck_assert_uint_eq(json_array_size(pw_json_at(root, "alerts")), 0);
+	pw_assert_json_string(root, "diagnosis",
+	                      "the detector is off: perfwatch samples, but no incident rules run");
+	pw_assert_json_null(root, "detector");
 	json_decref(root);
 	free(s);
 }
@@ -424,11 +392,12 @@ START_TEST(test_detector_learning)
 
 	self.detector = &view;
 	json_t *root = render_parsed(s, &self, NULL);
-	ck_assert_uint_eq(json_array_size(at(root, "alerts")), 0);
-	assert_string(root, "diagnosis",
-	              "learning baselines; incident rules that compare with them start after the warmup");
-	ck_assert(json_is_false(at(root, "detector.warm")));
-	assert_number(root, "detector.samples_seen", 30);
+	ck_assert_uint_eq(json_array_size(pw_json_at(root, "alerts")), 0);
+	pw_assert_json_string(
+	        root, "diagnosis",
+	        "learning baselines; incident rules that compare with them start after the warmup");
+	ck_assert(json_is_false(pw_json_at(root, "detector.warm")));
+	pw_assert_json_number(root, "detector.samples_seen", 30);
 	json_decref(root);
 	free(s);
 }
@@ -441,11 +410,11 @@ START_TEST(test_detector_quiet)
 
 	s->derived.intr_rate = 42.04f;
 	json_t *root = render_parsed(s, &test_self, NULL);
-	assert_string(root, "diagnosis", "nothing unusual: CPUs 20.5% busy, 42.0 interrupts/s");
+	pw_assert_json_string(root, "diagnosis", "nothing unusual: CPUs 20.5% busy, 42.0 interrupts/s");
 	json_decref(root);
 	s->derived.valid = 0; /* the first sample */
 	root = render_parsed(s, &test_self, NULL);
-	assert_string(root, "diagnosis", "nothing unusual");
+	pw_assert_json_string(root, "diagnosis", "nothing unusual");
 	json_decref(root);
 	free(s);
 }
@@ -467,16 +436,16 @@ START_TEST(test_detector_alerts)
 	view.nalerts = 2;
 	self.detector = &view;
 	json_t *root = render_parsed(s, &self, NULL);
-	ck_assert_uint_eq(json_array_size(at(root, "alerts")), 2);
-	assert_string(root, "alerts.0.name", "CpuFrequencyLow");
-	assert_string(root, "alerts.0.state", "pending");
-	assert_string(root, "alerts.0.started_at", "2023-11-14T22:12:20.123Z");
-	assert_null(root, "alerts.0.value");
-	assert_string(root, "alerts.1.name", "MemorySwapping");
-	assert_string(root, "alerts.1.state", "firing");
-	assert_string(root, "alerts.1.fired_at", "2023-11-14T22:12:50.123Z");
-	ck_assert(json_is_object(at(root, "alerts.1.evidence")));
-	assert_string(
+	ck_assert_uint_eq(json_array_size(pw_json_at(root, "alerts")), 2);
+	pw_assert_json_string(root, "alerts.0.name", "CpuFrequencyLow");
+	pw_assert_json_string(root, "alerts.0.state", "pending");
+	pw_assert_json_string(root, "alerts.0.started_at", "2023-11-14T22:12:20.123Z");
+	pw_assert_json_null(root, "alerts.0.value");
+	pw_assert_json_string(root, "alerts.1.name", "MemorySwapping");
+	pw_assert_json_string(root, "alerts.1.state", "firing");
+	pw_assert_json_string(root, "alerts.1.fired_at", "2023-11-14T22:12:50.123Z");
+	ck_assert(json_is_object(pw_json_at(root, "alerts.1.evidence")));
+	pw_assert_json_string(
 	        root, "diagnosis",
 	        "The host is swapping: 250.4 pages/s out, 80.1/s in (normally 0.0, 0.5). Pending: 2 busy "
 	        "CPUs run at 62% of their maximum frequency on average (lowest 60%, governor ondemand).");
@@ -486,18 +455,19 @@ START_TEST(test_detector_alerts)
 	view.warm = false;
 	view.nalerts = 1;
 	root = render_parsed(s, &self, NULL);
-	assert_string(root, "diagnosis",
-	              "Pending: 2 busy CPUs run at 62% of their maximum frequency on average (lowest 60%, "
-	              "governor ondemand). Still learning baselines; incident rules that compare with them "
-	              "start after the warmup.");
+	pw_assert_json_string(
+	        root, "diagnosis",
+	        "Pending: 2 busy CPUs run at 62% of their maximum frequency on average (lowest 60%, "
+	        "governor ondemand). Still learning baselines; incident rules that compare with them "
+	        "start after the warmup.");
 	json_decref(root);
 
 	/* Before the first sample the document stays short, with whatever the detector lists. */
 	char *text = pw_status_render(NULL, &self);
 	root = json_loads(text, 0, NULL);
 	ck_assert_ptr_nonnull(root);
-	assert_string(root, "status", "starting");
-	ck_assert_uint_eq(json_array_size(at(root, "alerts")), 1);
+	pw_assert_json_string(root, "status", "starting");
+	ck_assert_uint_eq(json_array_size(pw_json_at(root, "alerts")), 1);
 	ck_assert_ptr_null(json_object_get(root, "diagnosis"));
 	json_decref(root);
 	free(text);
@@ -522,7 +492,7 @@ START_TEST(test_detector_long_diagnosis)
 	view.nalerts = PW_ALERT_COUNT;
 	self.detector = &view;
 	json_t *root = render_parsed(s, &self, NULL);
-	const char *text = json_string_value(at(root, "diagnosis"));
+	const char *text = json_string_value(pw_json_at(root, "diagnosis"));
 	/* Seven "Pending: <summary>." joined by spaces; the summary without a NUL is one byte longer. */
 	ck_assert_uint_eq(strlen(text), PW_ALERT_COUNT * (strlen("Pending: ") + strlen(summary) + 1) +
 	                                        (PW_ALERT_COUNT - 1) + 1);
