@@ -3,7 +3,7 @@
 incident phase names fires within its latency budget after onset and resolves after recovery, and no
 other alert ever fires (pending is allowed: a blip shorter than the pending time is no alert).
 
-    expect_alerts.py SPEC --url URL --events DRIVER_STDOUT --release DRIVER_PID
+    expect_alerts.py SPEC --url URL --events DRIVER_STDOUT [--release DRIVER_PID]
                      --interval S --for S --resolve S [--param NAME=VALUE ...]
 
 Prints one line per expected alert with its detection and resolve latency (the figures of
@@ -59,7 +59,7 @@ def follow(args):
         except OSError:
             time.sleep(POLL_S)
             continue
-        if not released:
+        if args.release and not released:
             os.kill(args.release, signal.SIGUSR1)
             released = True
         now = time.time()
@@ -80,7 +80,7 @@ def main():
     ap.add_argument("spec")
     ap.add_argument("--url", required=True)
     ap.add_argument("--events", required=True)
-    ap.add_argument("--release", type=int, required=True)
+    ap.add_argument("--release", type=int, help="SIGUSR1 to this driver (started with --hold) once /alerts answers")
     ap.add_argument("--interval", type=float, required=True)
     ap.add_argument("--for", dest="pending", type=float, required=True)
     ap.add_argument("--resolve", type=float, required=True)
