@@ -1,4 +1,5 @@
 /* sampler.c — the one writer of both rings. */
+#define _GNU_SOURCE /* pthread_setname_np */
 #include "sampler.h"
 
 #include "clock.h"
@@ -139,6 +140,7 @@ int pw_sampler_start(struct pw_sampler *s)
 	int r = pthread_create(&s->thread, NULL, sampler_main, s);
 	if (r != 0)
 		return -r;
+	pthread_setname_np(s->thread, "pw-sampler"); /* for top -H and perf; failure is harmless */
 	s->running = true;
 	return 0;
 }
