@@ -34,11 +34,31 @@ static bool high(const struct pw_detector *d, const struct pw_baseline *b, doubl
 
 /* ---- InterruptTimeHigh ----------------------------------------------------------------------- */
 
+/* Bounded insertion for the evidence lists, which keep the cap entries with the highest keys in
+ * descending order. keys[] runs parallel to arr (*n entries of size bytes). Makes room for an entry
+ * with key and returns its slot (to fill by the caller), or cap when it does not make the cut. */
+static uint32_t top_slot(void *arr, size_t size, float *keys, uint32_t *n, uint32_t cap, float key)
+{
+	char *a = arr;
+	uint32_t at = *n < cap ? (*n)++ : cap;
+
+	for (; at > 0 && keys[at - 1] < key; at--) {
+		if (at < cap) {
+			memcpy(a + at * size, a + (at - 1) * size, size);
+			keys[at] = keys[at - 1];
+		}
+	}
+	if (at < cap)
+		keys[at] = key;
+	return at;
+}
+
 /* CPUs by handler share, highest first. */
 static void irq_cpus(const struct pw_detector *d, const struct pw_sample *s, struct pw_ev_interrupt_time *ev,
                      double threshold)
 {
 	const struct pw_cpu_sample *cpus = pw_sample_cpus_const(s);
+	float keys[PW_EV_CPUS];
 
 	ev->ncpus = 0;
 	for (uint32_t id = 0; id < s->ncpu && id < s->cpu_cap && id < d->cpu_cap; id++) {
@@ -46,14 +66,8 @@ static void irq_cpus(const struct pw_detector *d, const struct pw_sample *s, str
 		float irq = sh[PW_MODE_IRQ] + sh[PW_MODE_SOFTIRQ];
 		if (!(cpus[id].derived_valid & PW_DERIVED_SHARES) || irq < threshold / 2)
 			continue;
-		/* Bounded insertion: keeps the PW_EV_CPUS highest, in order. */
-		uint32_t at = ev->ncpus < PW_EV_CPUS ? ev->ncpus++ : PW_EV_CPUS;
-		while (at > 0 && ev->cpus[at - 1].irq + ev->cpus[at - 1].softirq < irq) {
-			if (at < PW_EV_CPUS)
-				ev->cpus[at] = ev->cpus[at - 1];
-			at--;
-		}
-		if (at >= PW_EV_CPUS)
+		uint32_t at = top_slot(ev->cpus, sizeof(ev->cpus[0]), keys, &ev->ncpus, PW_EV_CPUS, irq);
+		if (at == PW_EV_CPUS)
 			continue;
 		ev->cpus[at].cpu = id;
 		ev->cpus[at].irq = sh[PW_MODE_IRQ];
@@ -67,6 +81,7 @@ static void irq_lines(const struct pw_detector *d, const struct pw_sample *s, st
                       uint32_t *ret_n)
 {
 	const struct pw_line_sample *lines = pw_sample_lines_const(s);
+	float keys[PW_EV_LINES];
 	uint32_t n = 0;
 
 	for (uint32_t i = 0; i < s->nlines && i < s->line_cap; i++) {
@@ -74,13 +89,8 @@ static void irq_lines(const struct pw_detector *d, const struct pw_sample *s, st
 		float rate = lines[i].rate, base = b ? (float)b->rate.mean : 0;
 		if (!isfinite(rate) || rate <= 0)
 			continue;
-		uint32_t at = n < PW_EV_LINES ? n++ : PW_EV_LINES;
-		while (at > 0 && out[at - 1].rate - out[at - 1].baseline < rate - base) {
-			if (at < PW_EV_LINES)
-				out[at] = out[at - 1];
-			at--;
-		}
-		if (at >= PW_EV_LINES)
+		uint32_t at = top_slot(out, sizeof(out[0]), keys, &n, PW_EV_LINES, rate - base);
+		if (at == PW_EV_LINES)
 			continue;
 		snprintf(out[at].irq, sizeof(out[at].irq), "%s", lines[i].line.irq);
 		snprintf(out[at].device, sizeof(out[at].device), "%s", lines[i].line.device);
@@ -93,18 +103,16 @@ static void irq_lines(const struct pw_detector *d, const struct pw_sample *s, st
 static void irq_softirqs(const struct pw_detector *d, const struct pw_sample *s,
                          struct pw_ev_interrupt_time *ev)
 {
+	float keys[PW_EV_SOFTIRQS];
+
 	ev->nsoftirqs = 0;
 	for (int t = 0; t < PW_SOFTIRQ_COUNT; t++) {
 		float rate = s->derived.softirq_rate[t], base = (float)d->softirq[t].mean;
 		if (!(s->derived.valid & PW_DERIVED_RATES) || !isfinite(rate) || rate <= 0)
 			continue;
-		uint32_t at = ev->nsoftirqs < PW_EV_SOFTIRQS ? ev->nsoftirqs++ : PW_EV_SOFTIRQS;
-		while (at > 0 && ev->softirqs[at - 1].rate - ev->softirqs[at - 1].baseline < rate - base) {
-			if (at < PW_EV_SOFTIRQS)
-				ev->softirqs[at] = ev->softirqs[at - 1];
-			at--;
-		}
-		if (at >= PW_EV_SOFTIRQS)
+		uint32_t at = top_slot(ev->softirqs, sizeof(ev->softirqs[0]), keys, &ev->nsoftirqs,
+		                       PW_EV_SOFTIRQS, rate - base);
+		if (at == PW_EV_SOFTIRQS)
 			continue;
 		ev->softirqs[at].type = (uint32_t)t;
 		ev->softirqs[at].rate = rate;
@@ -112,8 +120,6 @@ static void irq_softirqs(const struct pw_detector *d, const struct pw_sample *s,
 	}
 }
 
-/* The CPU whose handler time is most unusual and significant; host when none is. Returns the CPU
- * id, -1 for the host, -2 when the condition does not hold. */
 /* Handler time not explained by more events: the time per event grew well past its baseline
  * (a NIC that got busier raises the time and the count together; a slow driver only the time). With
  * the event rates unknown, the shares alone decide. */
@@ -126,6 +132,8 @@ static bool unexplained(const struct pw_detector *d, const struct pw_baseline *c
 	return cost >= IRQ_COST_GROWTH * cost_base->mean;
 }
 
+/* The CPU whose handler time is most unusual and significant; host when none is. Returns the CPU
+ * id, -1 for the host, -2 when the condition does not hold. */
 static int irq_where(const struct pw_detector *d, const struct pw_now *now, const struct pw_rule_config *rc,
                      double *ret_value, const struct pw_baseline **ret_base)
 {
@@ -507,6 +515,7 @@ static bool iowait_high(const struct pw_detector *d, const struct pw_now *now,
 static uint32_t system_cpus(const struct pw_sample *s, double threshold, struct pw_ev_system_time *ev)
 {
 	const struct pw_cpu_sample *cpus = pw_sample_cpus_const(s);
+	float keys[PW_EV_CPUS];
 	uint32_t count = 0;
 
 	ev->ncpus = 0;
@@ -517,13 +526,8 @@ static uint32_t system_cpus(const struct pw_sample *s, double threshold, struct 
 		    sys < SYSTEM_DOMINANCE * user)
 			continue;
 		count++;
-		uint32_t at = ev->ncpus < PW_EV_CPUS ? ev->ncpus++ : PW_EV_CPUS;
-		while (at > 0 && ev->cpus[at - 1].system < sys) {
-			if (at < PW_EV_CPUS)
-				ev->cpus[at] = ev->cpus[at - 1];
-			at--;
-		}
-		if (at >= PW_EV_CPUS)
+		uint32_t at = top_slot(ev->cpus, sizeof(ev->cpus[0]), keys, &ev->ncpus, PW_EV_CPUS, sys);
+		if (at == PW_EV_CPUS)
 			continue;
 		ev->cpus[at].cpu = id;
 		ev->cpus[at].system = sys;
