@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A real Prometheus server (Debian package prometheus) on loopback scrapes perfwatchd; PromQL through
 # its HTTP API returns the fixture's figures, and follows the tree when it is rewritten in place.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../e2e/lib.sh"
 
 command -v prometheus >/dev/null || pw_skip "prometheus not installed (apt-get install prometheus)"
 tree="$PW_WORK/tree"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # promtool (Debian package prometheus) lints real /metrics output: no errors, no warnings, on a small
 # and a big tree, with and without the per-CPU interrupt series.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../e2e/lib.sh"
 
 command -v promtool >/dev/null || pw_skip "promtool not installed (apt-get install prometheus)"
 for id in vm-2cpu-load-1 host-16cpu-load-1; do
