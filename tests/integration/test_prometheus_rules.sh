@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # contrib/prometheus: promtool (Debian package prometheus) accepts the example configuration and the
-# rule files, and the unit tests of contrib/prometheus/tests/ pass: each recording rule computes what
-# it says, each alerting rule fires on a sick host's series and not on a healthy one's.
+# rule files, amtool (prometheus-alertmanager) the Alertmanager example, and the unit tests of
+# contrib/prometheus/tests/ pass: each recording rule computes what it says, each alerting rule
+# fires on a sick host's series and not on a healthy one's.
 source "$(dirname "$0")/../e2e/lib.sh"
 
 command -v promtool >/dev/null || pw_skip "promtool not installed (apt-get install prometheus)"
@@ -25,6 +26,12 @@ done
 for name in $(awk '$1 == "-" && $2 == "record:" { print $3 }' "$contrib/perfwatch.rules.yml"); do
 	grep -qE "expr: (round\()?$name([{, ]|$)" "$contrib/tests/rules_test.yml" || pw_fail "no test checks $name"
 done
+
+if command -v amtool >/dev/null; then
+	out=$(amtool check-config "$contrib/alertmanager.yml" 2>&1) || pw_fail "amtool check-config: $out"
+else
+	echo "note: amtool not installed (apt-get install prometheus-alertmanager): alertmanager.yml not checked"
+fi
 
 cd "$contrib/tests"
 out=$(promtool test rules rules_test.yml alerts_test.yml 2>&1) || pw_fail "promtool test rules: $out"
