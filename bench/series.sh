@@ -83,7 +83,8 @@ for size in $SIZES; do
 		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t%.2f\t%s\t%s\n' "$cpus" "$lines" \
 			"$([ -n "$extra" ] && echo yes || echo no)" "$total" "$constant" "$per_cpu" "$per_line" "$per_line_cpu" \
 			"$(wc -c <"$body")" "$prom_body" "$(field bytes "$prom")" \
-			"$(echo "$(field p50_us "$prom") / 1000" | bc -l)" "$(echo "$(field p50_us "$plain") / 1000" | bc -l)" \
+			"$(awk -v u="$(field p50_us "$prom")" 'BEGIN { print u / 1000 }')" \
+			"$(awk -v u="$(field p50_us "$plain")" 'BEGIN { print u / 1000 }')" \
 			"$gzip1" "$sample_ms" | tee -a "$OUT/series.tsv"
 		kill "$pid"
 		wait "$pid" 2>/dev/null || true
