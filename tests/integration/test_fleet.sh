@@ -224,6 +224,15 @@ others=$(q "count_over_time(perfwatch_alerts{alertstate=\"firing\",alertname!=\"
 [ "$others" = "[]" ] || pw_fail "unexpected alerts: $others"
 jq -e -s --arg i "$sick" 'all(.[].body.alerts[]; .labels.alertname == "CpuFrequencyLow" and .labels.instance == $i)' \
 	"$received" >/dev/null || pw_fail "the receiver got other alerts: $(cat "$received")"
+# Every rule of contrib/prometheus evaluated without error on real series (no many-to-many match,
+# no bad template).
+bad_rules=$(curl -s "$prom/api/v1/rules" | jq -c '[.data.groups[].rules[] | select(.health != "ok") | {name, health, lastError}]')
+[ "$bad_rules" = "[]" ] || pw_fail "rules failing in Prometheus: $bad_rules"
+[ "$(curl -s "$prom/api/v1/rules" | jq '[.data.groups[].rules[]] | length')" -ge 31 ] ||
+	pw_fail "Prometheus did not load every rule: $(curl -s "$prom/api/v1/rules" | jq -c '[.data.groups[].name]')"
+# The annotations travelled with the alert to the receiver.
+jq -e -s --arg i "$sick" 'any(.[].body.alerts[]; .annotations.summary == "\($i): busy CPUs run below their maximum frequency")' \
+	"$received" >/dev/null || pw_fail "no summary annotation for $sick at the receiver: $(cat "$received")"
 # The recording rules evaluate for every host; the sick host's slowest busy CPU is below 85%.
 [ "$(q 'count(instance:perfwatch_cpu_busy_ratio:rate1m)' | jq -r '.[0].value[1]')" = 3 ] ||
 	pw_fail "recording rules: $(q 'instance:perfwatch_cpu_busy_ratio:rate1m')"
