@@ -29,8 +29,8 @@ free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }
 wait_ready() {
-	local i
-	for i in $(seq 600); do
+	local _
+	for _ in $(seq 600); do
 		[ "$(curl -s -o /dev/null -w '%{http_code}' "$1")" = 200 ] && return 0
 		sleep 0.1
 	done

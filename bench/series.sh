@@ -22,7 +22,10 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 : "${SIZES:=2x50 2x250 2x1000 16x50 16x250 16x1000 64x50 64x250 64x1000 256x50 256x250 256x1000}"
 PERFWATCHD="$BUILD/daemon/perfwatchd"
 SCRAPE="$BUILD/bench/scrape"
-[ -x "$PERFWATCHD" ] && [ -x "$SCRAPE" ] || { echo "build first: cmake --build $BUILD" >&2; exit 2; }
+if [ ! -x "$PERFWATCHD" ] || [ ! -x "$SCRAPE" ]; then
+	echo "build first: cmake --build $BUILD" >&2
+	exit 2
+fi
 mkdir -p "$OUT"
 
 pid=""
@@ -35,8 +38,8 @@ free_port() {
 
 # wait_samples URL N: until perfwatch_samples_total >= N (30 s at most).
 wait_samples() {
-	local i n
-	for i in $(seq 300); do
+	local n
+	for _ in $(seq 300); do
 		n=$(curl -s "$1/metrics" 2>/dev/null | awk '$1 == "perfwatch_samples_total" { print $2 }') || true
 		[ "${n:-0}" -ge "$2" ] && return 0
 		sleep 0.1

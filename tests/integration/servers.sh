@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # servers.sh — start real third-party servers on loopback for integration tests, each registered for
 # cleanup (PW_PIDS of ../e2e/lib.sh, which must be sourced first) and waited for by polling.
 #
@@ -15,6 +16,7 @@
 # _pw_wait_http NAME PID URL SECONDS LOG: until URL answers 200, or fail with LOG.
 _pw_wait_http() {
 	local name=$1 pid=$2 url=$3 seconds=$4 log=$5
+	# shellcheck disable=SC2317 # called through pw_wait_for
 	_pw_http_ok() {
 		kill -0 "$pid" 2>/dev/null || pw_fail "$name exited: $(tail -20 "$log")"
 		[ "$(curl -s -o /dev/null -w '%{http_code}' "$url")" = 200 ]
