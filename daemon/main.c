@@ -46,6 +46,7 @@ static void block_signals(sigset_t *set)
 	sigaddset(set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, set, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN); /* a --record file at RLIMIT_FSIZE: EFBIG, logged, not death */
 }
 
 /* The main thread only waits for signals: it never wakes for nothing. */

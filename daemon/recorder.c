@@ -13,7 +13,6 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #define NS_PER_S INT64_C(1000000000)
@@ -202,13 +201,30 @@ static void write_failed(struct pw_recorder *rec, int err, int64_t now_ns)
 		       rec->path, strerror(err), rec->lost);
 }
 
+/* Write all of buf, continuing after a short write: the error, if any, is the call that failed
+ * (a short write at a file-size limit or a full disk is followed by EFBIG or ENOSPC). */
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -ENOSPC;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
 void pw_recorder_write(struct pw_recorder *rec, const struct pw_sample *s)
 {
 	unsigned char head[PW_REC_HEADER_SIZE];
-	struct iovec iov[2];
 	const void *buf;
-	size_t len, total = 0;
-	int niov = 0, r;
+	size_t len;
+	int r;
 
 	if (!rec)
 		return;
@@ -222,17 +238,15 @@ void pw_recorder_write(struct pw_recorder *rec, const struct pw_sample *s)
 	}
 	if (rec->good_end == 0) {
 		pw_rec_header_encode(&rec->hdr, head);
-		iov[niov++] = (struct iovec){head, sizeof(head)};
-		total += sizeof(head);
+		r = write_all(rec->fd, head, sizeof(head));
 	}
-	iov[niov++] = (struct iovec){(void *)buf, len};
-	total += len;
-	ssize_t w = writev(rec->fd, iov, niov);
-	if (w != (ssize_t)total) {
-		write_failed(rec, w < 0 ? errno : ENOSPC, s->mono_ns); /* short: the disk filled up */
+	if (r == 0)
+		r = write_all(rec->fd, buf, len);
+	if (r < 0) {
+		write_failed(rec, -r, s->mono_ns);
 		return;
 	}
-	rec->good_end += (off_t)total;
+	rec->good_end = rec->good_end ? rec->good_end + (off_t)len : (off_t)(sizeof(head) + len);
 	rec->wrote_any = true;
 	if (rec->failing)
 		pw_log(LOG_NOTICE, "record %s: writing again (%" PRIu64 " samples were not recorded)",

@@ -3,7 +3,7 @@
 # replaying the file twice prints byte-identical output with the same alert transitions the live
 # daemon logged; a restart appends a second run; a cut, corrupt or foreign file gets its exit
 # status and a clear message; a file of another layout is not appended to; an unwritable path or a
-# full disk is logged once and sampling goes on.
+# full disk or a file-size limit is logged once, a partial write taken back, and sampling goes on.
 source "$(dirname "$0")/lib.sh"
 
 scenarios="$PW_TESTS/scenarios"
@@ -99,4 +99,18 @@ for target in "$PW_WORK/no/such/dir/x.pwrec" /dev/full; do
 	[ "$n" = 1 ] || pw_fail "$target: $n complaints, want 1: $(cat "$PW_WORK/nowhere.log")"
 done
 grep -q "record /dev/full: cannot write: No space left on device" "$PW_WORK/nowhere.log" || pw_fail "$(cat "$PW_WORK/nowhere.log")"
+
+# 6. A file-size limit stops a write in the middle of a record: what reached the file is taken back,
+# so the file replays whole (no record cut short), the daemon lives on (SIGXFSZ) and keeps sampling.
+printf '#!/bin/bash\nulimit -f 3\nexec "%s" "$@"\n' "$PERFWATCHD" >"$PW_WORK/limited"
+chmod +x "$PW_WORK/limited"
+PERFWATCHD="$PW_WORK/limited" pw_start limited --procfs "$tree/proc" --sysfs "$tree/sys" --interval 100ms \
+	--record "$PW_WORK/limited.pwrec"
+pw_wait_samples 25
+pw_stop "$PW_PID"
+grep -q "record $PW_WORK/limited.pwrec: cannot write: File too large" "$PW_WORK/limited.log" ||
+	pw_fail "the size limit was not reported: $(cat "$PW_WORK/limited.log")"
+replay "$PW_WORK/limited.pwrec" >/dev/null 2>"$PW_WORK/limited.err" || pw_fail "limited: $(cat "$PW_WORK/limited.err")"
+grep -q "cut short" "$PW_WORK/limited.err" && pw_fail "a partial write stayed in the file: $(cat "$PW_WORK/limited.err")"
+grep -qE "replayed [1-9][0-9]* samples" "$PW_WORK/limited.err" || pw_fail "nothing recorded: $(cat "$PW_WORK/limited.err")"
 echo PASS
