@@ -27,7 +27,7 @@ struct pw_recorder {
 	bool regular;     /* a regular file (else e.g. /dev/full): only those are truncated */
 	bool wrote_any;   /* a record of this run reached the file */
 	bool failing;     /* the last write failed */
-	int64_t retry_ns; /* sample time of the next open attempt; -1: one interval after the first */
+	int64_t retry_ns; /* sample time of the next open attempt; -1: a minute after the first sample */
 	uint64_t lost;    /* samples not recorded */
 	struct pw_ratelimit complain;
 };
