@@ -431,8 +431,6 @@ static int validate(const struct pw_options *o, char *err, size_t n)
 		return snprintf(err, n, "state-interval: must be at least 10ms"), -EINVAL;
 	if (o->replay_json && !o->replay[0])
 		return snprintf(err, n, "json: only with --replay"), -EINVAL;
-	if (o->replay[0] && o->record[0])
-		return snprintf(err, n, "record: not with --replay (a replay records nothing)"), -EINVAL;
 	if (o->state_dir[0] && pw_state_check_dir(o->state_dir, why, sizeof(why)) < 0)
 		return snprintf(err, n, "state-dir: %s", why), -EINVAL;
 	return 0;

@@ -64,6 +64,11 @@ out=$(replay "$PW_FIXTURES/kernels/vm-2cpu-idle-1/proc/stat" 2>&1) || rc=$?
 rc=0
 out=$(replay "$PW_WORK/missing.pwrec" 2>&1) || rc=$?
 [ "$rc" = 2 ] && grep -q "cannot open: No such file or directory" <<<"$out" || pw_fail "missing: $rc $out"
+# A config file that records (the daemon's) does not stop a replay from it, nor is it written.
+printf 'record = %s\n' "$PW_WORK/from-config.pwrec" >"$PW_WORK/records.conf"
+"$PERFWATCHD" --config "$PW_WORK/records.conf" "${detect[@]}" --replay "$rec" 2>/dev/null | cmp -s - "$PW_WORK/replay1" ||
+	pw_fail "a replay with 'record' in its config file differs"
+[ -e "$PW_WORK/from-config.pwrec" ] && pw_fail "a replay recorded"
 out=$("$PERFWATCHD" --config /dev/null --json 2>&1) && pw_fail "--json without --replay was accepted"
 grep -q "json: only with --replay" <<<"$out" || pw_fail "said: $out"
 
