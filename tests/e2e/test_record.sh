@@ -90,6 +90,25 @@ pw_wait_samples 3
 pw_stop "$PW_PID"
 replay "$PW_WORK/two.pwrec" >/dev/null 2>"$PW_WORK/two.err" || pw_fail "two runs: $(cat "$PW_WORK/two.err")"
 grep -q "in 2 run(s)" "$PW_WORK/two.err" || pw_fail "two runs: $(cat "$PW_WORK/two.err")"
+# A run cut short mid-record (a crash): the next run cuts the torn record off and appends after it.
+size=$(stat -c %s "$PW_WORK/two.pwrec")
+truncate -s $((size - 5)) "$PW_WORK/two.pwrec"
+pw_start run3 --procfs "$tree/proc" --sysfs "$tree/sys" --interval 100ms --record "$PW_WORK/two.pwrec"
+pw_wait_samples 3
+pw_stop "$PW_PID"
+grep -qE "cut off [0-9]+ bytes of a record the last run did not finish" "$PW_WORK/run3.log" || pw_fail "$(cat "$PW_WORK/run3.log")"
+replay "$PW_WORK/two.pwrec" >/dev/null 2>"$PW_WORK/three.err" || pw_fail "three runs: $(cat "$PW_WORK/three.err")"
+grep -q "in 3 run(s)" "$PW_WORK/three.err" && ! grep -q "cut short" "$PW_WORK/three.err" || pw_fail "$(cat "$PW_WORK/three.err")"
+# A corrupt record is not appended after (the frames are walked at start), nor is the file touched.
+cp "$PW_WORK/two.pwrec" "$PW_WORK/torn.pwrec"
+printf '\xff' | dd of="$PW_WORK/torn.pwrec" bs=1 seek=74 conv=notrunc status=none
+cp "$PW_WORK/torn.pwrec" "$PW_WORK/torn.orig"
+rc=0
+"$PERFWATCHD" --config /dev/null --procfs "$tree/proc" --sysfs "$tree/sys" --listen "127.0.0.1:$(pw_free_port)" \
+	--record "$PW_WORK/torn.pwrec" >"$PW_WORK/torn.log" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q "corrupt record at offset 72; not appending to it" "$PW_WORK/torn.log" ||
+	pw_fail "appending after a corrupt record: $rc $(cat "$PW_WORK/torn.log")"
+cmp -s "$PW_WORK/torn.pwrec" "$PW_WORK/torn.orig" || pw_fail "the corrupt file was changed"
 rc=0
 "$PERFWATCHD" --config /dev/null --procfs "$tree/proc" --sysfs "$tree/sys" --listen "127.0.0.1:$(pw_free_port)" \
 	--interrupts-per-cpu --record "$PW_WORK/two.pwrec" >"$PW_WORK/wide.log" 2>&1 || rc=$?
