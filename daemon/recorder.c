@@ -25,9 +25,9 @@ struct pw_recorder {
 	int fd;           /* -1: not open */
 	off_t good_end;   /* end of the last record that reached the file; 0: no header yet */
 	bool regular;     /* a regular file (else e.g. /dev/full): only those are truncated */
-	bool wrote_any;   /* a record of this run reached the file */
 	bool failing;     /* the last write failed */
 	int64_t retry_ns; /* sample time of the next open attempt; -1: a minute after the first sample */
+	uint64_t written; /* samples recorded by this run */
 	uint64_t lost;    /* samples not recorded */
 	struct pw_ratelimit complain;
 };
@@ -126,7 +126,7 @@ static int open_file(struct pw_recorder *rec, char *err, size_t n, bool *ret_ref
 		return r;
 	}
 	rec->fd = fd;
-	pw_rec_encoder_resync(rec->enc, !rec->wrote_any);
+	pw_rec_encoder_resync(rec->enc, !rec->written);
 	return 0;
 }
 
@@ -191,7 +191,7 @@ static void write_failed(struct pw_recorder *rec, int err, int64_t now_ns)
 		rec->fd = -1;
 		rec->retry_ns = now_ns + RETRY_NS;
 	}
-	pw_rec_encoder_resync(rec->enc, !rec->wrote_any);
+	pw_rec_encoder_resync(rec->enc, !rec->written);
 	rec->lost++;
 	rec->failing = true;
 	if (pw_ratelimit_allow(&rec->complain, now_ns, &suppressed))
@@ -247,7 +247,7 @@ void pw_recorder_write(struct pw_recorder *rec, const struct pw_sample *s)
 		return;
 	}
 	rec->good_end = rec->good_end ? rec->good_end + (off_t)len : (off_t)(sizeof(head) + len);
-	rec->wrote_any = true;
+	rec->written++;
 	if (rec->failing)
 		pw_log(LOG_NOTICE, "record %s: writing again (%" PRIu64 " samples were not recorded)",
 		       rec->path, rec->lost);
@@ -258,6 +258,8 @@ void pw_recorder_free(struct pw_recorder *rec)
 {
 	if (!rec)
 		return;
+	pw_log(rec->lost ? LOG_WARNING : LOG_INFO, "record %s: %" PRIu64 " samples recorded, %" PRIu64 " not",
+	       rec->path, rec->written, rec->lost);
 	if (rec->fd >= 0) {
 		if (rec->regular)
 			fdatasync(rec->fd); /* once, at the end: a crash before it costs at most the tail */

@@ -24,8 +24,8 @@ void pw_watcher_record(struct pw_watcher *watcher, struct pw_recorder *recorder)
 
 int pw_watcher_start(struct pw_watcher *watcher);
 
-/* Stop and join; idempotent. With a state dir, the thread judges what is left in the ring and
- * saves the baselines before it ends: stop the sampler first. */
+/* Stop and join; idempotent. With a state dir or a recorder, the thread judges (and records) what
+ * is left in the ring and saves the baselines before it ends: stop the sampler first. */
 void pw_watcher_stop(struct pw_watcher *watcher);
 void pw_watcher_free(struct pw_watcher *watcher);
 

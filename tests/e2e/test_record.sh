@@ -119,8 +119,10 @@ for target in "$PW_WORK/no/such/dir/x.pwrec" /dev/full; do
 	pw_start nowhere --procfs "$tree/proc" --sysfs "$tree/sys" --interval 100ms --record "$target"
 	pw_wait_samples 15
 	pw_stop "$PW_PID"
-	n=$(grep -c "record $target: " "$PW_WORK/nowhere.log" || true)
+	n=$(grep -c "record $target: cannot" "$PW_WORK/nowhere.log" || true)
 	[ "$n" = 1 ] || pw_fail "$target: $n complaints, want 1: $(cat "$PW_WORK/nowhere.log")"
+	grep -qE "record $target: 0 samples recorded, [1-9][0-9]+ not" "$PW_WORK/nowhere.log" ||
+		pw_fail "no summary of what was lost: $(cat "$PW_WORK/nowhere.log")"
 done
 grep -q "record /dev/full: cannot write: No space left on device" "$PW_WORK/nowhere.log" || pw_fail "$(cat "$PW_WORK/nowhere.log")"
 
