@@ -5,6 +5,8 @@
 #include "http.h"
 #include "log.h"
 #include "options.h"
+#include "recorder.h"
+#include "replay.h"
 #include "sampler.h"
 #include "watcher.h"
 
@@ -44,6 +46,7 @@ static void block_signals(sigset_t *set)
 	sigaddset(set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, set, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN); /* a --record file at RLIMIT_FSIZE: EFBIG, logged, not death */
 }
 
 /* The main thread only waits for signals: it never wakes for nothing. */
@@ -65,6 +68,7 @@ struct parts {
 	struct pw_collector *collector;
 	struct pw_sampler *sampler;
 	struct pw_watcher *watcher;
+	struct pw_recorder *recorder; /* --record, or NULL */
 	struct pw_http *http;
 };
 
@@ -91,6 +95,15 @@ static int start_parts(const struct pw_options *opts, struct parts *p, char *err
 	if (!(p->watcher = pw_watcher_new(p->sampler, &opts->detector, opts->state_dir,
 	                                  opts->state_interval_ns, err, n)))
 		return -1;
+	if (opts->record[0]) {
+		struct pw_rec_header hdr;
+		pw_rec_header_init(&hdr, pw_collector_cpu_cap(p->collector),
+		                   pw_collector_line_cap(p->collector), pw_collector_has_matrix(p->collector),
+		                   cc.user_hz, cc.page_size, opts->interval_ns);
+		if (!(p->recorder = pw_recorder_open(opts->record, &hdr, err, n)))
+			return -1;
+		pw_watcher_record(p->watcher, p->recorder);
+	}
 	if (pw_watcher_start(p->watcher) < 0 || pw_sampler_start(p->sampler) < 0 ||
 	    wait_first_sample(p->sampler) < 0)
 		return snprintf(err, n, "the sampler did not start"), -1;
@@ -105,6 +118,7 @@ static void stop_parts(struct parts *p)
 	if (p->sampler)
 		pw_sampler_stop(p->sampler); /* before the watcher closes the eventfd it writes to */
 	pw_watcher_free(p->watcher);
+	pw_recorder_free(p->recorder); /* after the watcher: its thread writes to it */
 	pw_sampler_free(p->sampler);
 	pw_collector_free(p->collector);
 }
@@ -149,6 +163,8 @@ int main(int argc, char **argv)
 		printf("perfwatchd: configuration OK\n");
 		return EXIT_SUCCESS;
 	}
+	if (opts.replay[0])
+		return pw_replay_run(&opts);
 	pw_log_init(opts.log_level);
 	return run(&opts);
 }

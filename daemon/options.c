@@ -55,6 +55,12 @@ static const struct opt_def opt_table[] = {
          "keep learned baselines in DIR/baselines across restarts (default: not kept)"},
         {"state-interval", OPT_DURATION, FIELD(state_interval_ns), "DUR",
          "how often baselines are saved to the state dir, and at shutdown (default 60s)"},
+        /* flight recorder: --replay and --json are a mode of their own, command line only */
+        {"record", OPT_PATH, FIELD(record), "FILE",
+         "append every sample to FILE, compact, for --replay (default: not recorded)"},
+        {"replay", OPT_CLI_ONLY, FIELD(replay), "FILE",
+         "run the detector over a recording, print each alert transition, exit"},
+        {"json", OPT_CLI_ONLY, FIELD(replay_json), NULL, "with --replay: one JSON object per line"},
         {"config", OPT_CLI_ONLY, 0, "FILE", "config file (default " PW_DEFAULT_CONFIG " if it exists)"},
         {"check-config", OPT_CLI_ONLY, 0, NULL, "validate flags and config file, then exit"},
         {"help", OPT_CLI_ONLY, 0, NULL, "show this help and exit"},
@@ -326,8 +332,8 @@ static void print_help(const char *prog)
 		         opt_table[i].arg ? opt_table[i].arg : "");
 		printf("  %-28s %s\n", flag, opt_table[i].help);
 	}
-	printf("\nEvery option but config, check-config, help and version can be set in the config file\n"
-	       "as 'name = value' (optionally under [perfwatchd]); flags override the file.\n"
+	printf("\nEvery option but config, check-config, replay, json, help and version can be set in the\n"
+	       "config file as 'name = value' (optionally under [perfwatchd]); flags override the file.\n"
 	       "Each rule can be tuned in a [rule.NAME] section (NAME: InterruptTimeHigh, CpuFrequencyLow,\n"
 	       "InterruptRateDrop, MemorySwapping, IoWaitHigh, SystemTimeHigh, StealHigh) with the keys\n"
 	       "enabled, for, resolve, threshold, critical and sigmas; see docs/detection.md.\n");
@@ -366,6 +372,16 @@ static int scan_cli(struct pw_options *o, int argc, char **argv, const struct op
 			return printf("perfwatchd %s\n", PW_VERSION), 1;
 		if (strcmp(name, "check-config") == 0)
 			o->check_config = true;
+		/* Command-line-only options with a field of their own: --replay FILE, --json. */
+		const struct opt_def *def = &opt_table[c - 256];
+		bool own_field = def->kind == OPT_CLI_ONLY && def->offset;
+		if (own_field && def->arg) {
+			if (!*optarg || strlen(optarg) >= sizeof(o->replay))
+				return snprintf(err, n, "--%s: invalid path '%s'", name, optarg), -EINVAL;
+			snprintf((char *)o + def->offset, sizeof(o->replay), "%s", optarg);
+		} else if (own_field) {
+			*(bool *)(void *)((char *)o + def->offset) = true;
+		}
 		if (strcmp(name, "config") == 0) {
 			snprintf(o->config, sizeof(o->config), "%s", optarg);
 			o->config_given = true;
@@ -413,6 +429,8 @@ static int validate(const struct pw_options *o, char *err, size_t n)
 		return snprintf(err, n, "procfs: cannot read %s: %s", path, strerror(errno)), -EINVAL;
 	if (o->state_interval_ns < MIN_INTERVAL_NS)
 		return snprintf(err, n, "state-interval: must be at least 10ms"), -EINVAL;
+	if (o->replay_json && !o->replay[0])
+		return snprintf(err, n, "json: only with --replay"), -EINVAL;
 	if (o->state_dir[0] && pw_state_check_dir(o->state_dir, why, sizeof(why)) < 0)
 		return snprintf(err, n, "state-dir: %s", why), -EINVAL;
 	return 0;

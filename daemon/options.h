@@ -32,6 +32,9 @@ struct pw_options {
 	struct pw_detector_config detector; /* warmup, and per-rule settings from [rule.NAME] sections */
 	uint32_t rule_for_set;              /* bit per rule: its section set "for" */
 	uint32_t rule_resolve_set;          /* bit per rule: its section set "resolve" */
+	char record[1024];                  /* --record: append every sample here; empty: off */
+	char replay[1024];                  /* --replay FILE: judge a recording instead of sampling */
+	bool replay_json;                   /* --json: replay prints JSON lines */
 };
 
 /* Load defaults, then the config file, then the command line over it. On a bad flag, value or

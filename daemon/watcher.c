@@ -3,6 +3,7 @@
 #include "watcher.h"
 
 #include "log.h"
+#include "recorder.h"
 #include "state_file.h"
 
 #include <errno.h>
@@ -45,7 +46,8 @@ struct pw_watcher {
 	uint64_t next_seq; /* the next publication to read */
 	struct error_reporter errors;
 	struct persistence state;
-	int wake_fd; /* the sampler's eventfd */
+	struct pw_recorder *recorder; /* the flight recorder, or NULL */
+	int wake_fd;                  /* the sampler's eventfd */
 	atomic_bool stop;
 	bool running;
 	pthread_t thread;
@@ -217,6 +219,7 @@ static void catch_up(struct pw_watcher *w)
 			w->view.samples_missed++; /* overwritten before we got to it */
 			continue;
 		}
+		pw_recorder_write(w->recorder, w->sample);
 		size_t n = pw_detector_observe(w->detector, w->sample, w->events, EVENTS_CAP);
 		for (size_t i = 0; i < n && i < EVENTS_CAP; i++)
 			log_event(&w->events[i]);
@@ -240,14 +243,19 @@ static void *watcher_main(void *arg)
 		    !atomic_load(&w->stop))
 			catch_up(w);
 	}
-	/* The sampler has stopped: judge what it left, then save what was learned. Not before the
-	 * first sample: that would replace a good file with one that has forgotten its warmup. */
-	if (w->state.dir) {
+	/* The sampler has stopped: judge (and record) what it left, then save what was learned. Not before
+	 * the first sample: that would replace a good file with one that has forgotten its warmup. */
+	if (w->state.dir || w->recorder) {
 		catch_up(w);
-		if (w->state.last_save_ns)
+		if (w->state.dir && w->state.last_save_ns)
 			save_state(w, w->state.last_save_ns, true);
 	}
 	return NULL;
+}
+
+void pw_watcher_record(struct pw_watcher *w, struct pw_recorder *recorder)
+{
+	w->recorder = recorder;
 }
 
 int pw_watcher_start(struct pw_watcher *w)

@@ -17,10 +17,15 @@ struct pw_watcher;
 struct pw_watcher *pw_watcher_new(struct pw_sampler *sampler, const struct pw_detector_config *config,
                                   const char *state_dir, int64_t save_every_ns, char *err, size_t err_size);
 
+/* Append every judged sample to recorder (the caller's; free it after pw_watcher_stop). Call before
+ * pw_watcher_start. */
+struct pw_recorder;
+void pw_watcher_record(struct pw_watcher *watcher, struct pw_recorder *recorder);
+
 int pw_watcher_start(struct pw_watcher *watcher);
 
-/* Stop and join; idempotent. With a state dir, the thread judges what is left in the ring and
- * saves the baselines before it ends: stop the sampler first. */
+/* Stop and join; idempotent. With a state dir or a recorder, the thread judges (and records) what
+ * is left in the ring and saves the baselines before it ends: stop the sampler first. */
 void pw_watcher_stop(struct pw_watcher *watcher);
 void pw_watcher_free(struct pw_watcher *watcher);
 

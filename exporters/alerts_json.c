@@ -290,6 +290,30 @@ static json_t *alert_json(struct build *b, const struct pw_alert *a)
 	return obj;
 }
 
+json_t *pw_alert_event_json(const struct pw_alert_event *ev)
+{
+	const struct pw_alert *a = &ev->alert;
+	struct build b = {.failed = false};
+	json_t *obj = json_object();
+
+	if (!obj)
+		return NULL;
+	set(&b, obj, "time", pw_json_rfc3339(ev->real_ns));
+	set(&b, obj, "alert", json_string(pw_alert_name_str(a->name)));
+	set(&b, obj, "from", json_string(pw_alert_state_str(ev->from)));
+	set(&b, obj, "to", json_string(ev->resolved ? "resolved" : pw_alert_state_str(a->state)));
+	set(&b, obj, "severity", json_string(pw_severity_str(a->severity)));
+	set(&b, obj, "scope", pw_json_text(a->scope, sizeof(a->scope)));
+	set(&b, obj, "summary", pw_json_text(a->summary, sizeof(a->summary)));
+	set(&b, obj, "description", pw_json_text(a->description, sizeof(a->description)));
+	set(&b, obj, "evidence", evidence(&b, a));
+	if (b.failed) {
+		json_decref(obj);
+		return NULL;
+	}
+	return obj;
+}
+
 /* ---- the list ---------------------------------------------------------------------------------- */
 
 static bool active(const struct pw_alert *a)

@@ -24,4 +24,9 @@ json_t *pw_alerts_json_array(const struct pw_detector_view *view);
  * how many. view may be NULL (0). */
 size_t pw_alerts_by_urgency(const struct pw_detector_view *view, const struct pw_alert **ret, size_t cap);
 
+/* One alert transition as a flat object for a stream of them (--replay --json, later the notifier):
+ * time, alert, from, to ("resolved" for firing -> inactive), severity, scope, summary, description,
+ * evidence. A new reference the caller owns, or NULL on allocation failure. */
+json_t *pw_alert_event_json(const struct pw_alert_event *ev);
+
 #endif

@@ -620,6 +620,39 @@ START_TEST(test_helpers)
 }
 END_TEST
 
+/* One transition as a JSON line (--replay --json): flat keys in order, "resolved" for firing ->
+ * inactive, the sample's time, the evidence as in /alerts. */
+START_TEST(test_event)
+{
+	struct pw_alert_event ev = {.from = PW_ALERT_FIRING, .resolved = true, .real_ns = NOW_NS};
+	json_t *obj;
+
+	fill_rate_drop(&ev.alert);
+	ev.alert.state = PW_ALERT_INACTIVE;
+	obj = pw_alert_event_json(&ev);
+	ck_assert_ptr_nonnull(obj);
+	ASSERT_KEYS(obj, "", "time", "alert", "from", "to", "severity", "scope", "summary", "description",
+	            "evidence");
+	pw_assert_json_string(obj, "time", "2023-11-14T22:13:20.123Z");
+	pw_assert_json_string(obj, "alert", "InterruptRateDrop");
+	pw_assert_json_string(obj, "from", "firing");
+	pw_assert_json_string(obj, "to", "resolved");
+	pw_assert_json_string(obj, "severity", "warning");
+	pw_assert_json_string(obj, "scope", "irq 41 (eth0-rx-0)");
+	pw_assert_json_string(obj, "evidence.device", "eth0-rx-0");
+	pw_assert_json_number(obj, "evidence.baseline_per_second", 9000);
+	json_decref(obj);
+
+	ev = (struct pw_alert_event){.from = PW_ALERT_INACTIVE, .real_ns = NOW_NS};
+	alert_head(&ev.alert, PW_ALERT_STEAL_HIGH, PW_ALERT_PENDING, PW_SEVERITY_CRITICAL, "host");
+	obj = pw_alert_event_json(&ev);
+	pw_assert_json_string(obj, "from", "inactive");
+	pw_assert_json_string(obj, "to", "pending");
+	pw_assert_json_string(obj, "severity", "critical");
+	json_decref(obj);
+}
+END_TEST
+
 static Suite *alerts_json_suite(void)
 {
 	Suite *s = suite_create("alerts_json");
@@ -636,6 +669,7 @@ static Suite *alerts_json_suite(void)
 	tcase_add_test(core, test_empty);
 	tcase_add_test(core, test_urgency);
 	tcase_add_test(core, test_helpers);
+	tcase_add_test(core, test_event);
 	tcase_add_test(malformed, test_inactive_skipped);
 	tcase_add_test(malformed, test_non_finite);
 	tcase_add_test(malformed, test_hostile_text);

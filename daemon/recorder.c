@@ -1,0 +1,271 @@
+/* recorder.c — the flight recorder's file: header once, then one write per sample. A write that
+ * fails (disk full, EIO) is undone with ftruncate so the file never holds half a record in its
+ * middle, and the next record is a keyframe that needs nothing before it. */
+#include "recorder.h"
+
+#include "log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define NS_PER_S INT64_C(1000000000)
+#define RETRY_NS (60 * NS_PER_S) /* how often a file that cannot be opened is tried again */
+
+struct pw_recorder {
+	char *path;
+	struct pw_rec_header hdr;
+	struct pw_rec_encoder *enc;
+	int fd;           /* -1: not open */
+	off_t good_end;   /* end of the last record that reached the file; 0: no header yet */
+	bool regular;     /* a regular file (else e.g. /dev/full): only those are truncated */
+	bool failing;     /* the last write failed */
+	int64_t retry_ns; /* sample time of the next open attempt; -1: a minute after the first sample */
+	uint64_t written; /* samples recorded by this run */
+	uint64_t lost;    /* samples not recorded */
+	struct pw_ratelimit complain;
+};
+
+/* Something is in the file that appending would damage or misrepresent: refuse it (the caller
+ * suggests moving it away). */
+static int refuse(char *err, size_t n, bool *ret_refuse, const char *why)
+{
+	snprintf(err, n, "%s", why);
+	*ret_refuse = true;
+	return -EPROTO;
+}
+
+/* The file holds a header cut short by a crash at our first write: bytes of our own header. */
+static bool own_cut_header(const struct pw_recorder *rec, const unsigned char *head, size_t len)
+{
+	unsigned char mine[PW_REC_HEADER_SIZE];
+
+	pw_rec_header_encode(&rec->hdr, mine);
+	return len < PW_REC_HEADER_SIZE && memcmp(head, mine, len) == 0;
+}
+
+/* Check the header of a non-empty file and walk its frames to the end of the last whole record;
+ * a record cut short there (a crash mid-write) is cut off. Sets rec->good_end. */
+static int adopt_existing(struct pw_recorder *rec, int fd, off_t size, char *err, size_t n, bool *ret_refuse)
+{
+	unsigned char head[PW_REC_HEADER_SIZE], frame[PW_REC_FRAME_SIZE];
+	struct pw_rec_header have;
+	char why[512];
+	ssize_t got = pread(fd, head, sizeof(head), 0);
+	off_t off = PW_REC_HEADER_SIZE;
+
+	if (got < 0)
+		return snprintf(err, n, "cannot read: %s", strerror(errno)), -errno;
+	int r = pw_rec_header_decode(head, (size_t)got, &have);
+	if (r < 0 && own_cut_header(rec, head, (size_t)got))
+		off = 0;
+	else if (r == -EPROTO)
+		return refuse(err, n, ret_refuse, "not a perfwatch recording of this format version");
+	else if (r < 0)
+		return refuse(err, n, ret_refuse, "corrupt recording header");
+	else if (pw_rec_header_same(&have, &rec->hdr, why, sizeof(why)) < 0)
+		return refuse(err, n, ret_refuse, why);
+	while (off && off < size) {
+		got = pread(fd, frame, sizeof(frame), off);
+		if (got < 0)
+			return snprintf(err, n, "cannot read: %s", strerror(errno)), -errno;
+		ssize_t len = pw_rec_frame_length(&have, frame, (size_t)got);
+		if (len < 0) {
+			snprintf(why, sizeof(why), "corrupt record at offset %lld", (long long)off);
+			return refuse(err, n, ret_refuse, why);
+		}
+		if (len == 0 || off + len > size)
+			break;
+		off += len;
+	}
+	if (off < size) {
+		if (ftruncate(fd, off) < 0)
+			return snprintf(err, n, "cannot cut off a partial record: %s", strerror(errno)),
+			       -errno;
+		pw_log(LOG_NOTICE, "record %s: cut off %lld bytes of a record the last run did not finish",
+		       rec->path, (long long)(size - off));
+	}
+	rec->good_end = off;
+	return 0;
+}
+
+/* Open (or create) the file and take it over. Returns 0 or -errno with the reason in err; sets
+ * *ret_refuse when the file is not ours to append to (trying again will not help). */
+static int open_file(struct pw_recorder *rec, char *err, size_t n, bool *ret_refuse)
+{
+	struct stat st;
+	int fd = open(rec->path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0644);
+	int r = 0;
+
+	*ret_refuse = false;
+	if (fd < 0)
+		return snprintf(err, n, "cannot open: %s", strerror(errno)), -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		r = -errno;
+		if (r == -EWOULDBLOCK)
+			refuse(err, n, ret_refuse, "another process is recording into it");
+		else
+			snprintf(err, n, "cannot lock: %s", strerror(-r));
+	} else if (fstat(fd, &st) < 0) {
+		r = -errno;
+		snprintf(err, n, "cannot stat: %s", strerror(-r));
+	} else {
+		rec->regular = S_ISREG(st.st_mode);
+		rec->good_end = 0;
+		if (rec->regular && st.st_size > 0)
+			r = adopt_existing(rec, fd, st.st_size, err, n, ret_refuse);
+	}
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	rec->fd = fd;
+	pw_rec_encoder_resync(rec->enc, !rec->written);
+	return 0;
+}
+
+struct pw_recorder *pw_recorder_open(const char *path, const struct pw_rec_header *hdr, char *err,
+                                     size_t err_size)
+{
+	struct pw_recorder *rec = calloc(1, sizeof(*rec));
+	char why[1200];
+	bool refused;
+
+	if (!rec || !(rec->path = strdup(path)) || !(rec->enc = pw_rec_encoder_new(hdr))) {
+		snprintf(err, err_size, "record %s: out of memory", path);
+		pw_recorder_free(rec);
+		return NULL;
+	}
+	rec->hdr = *hdr;
+	rec->fd = -1;
+	rec->retry_ns = -1;
+	rec->complain.period_ns = 60 * NS_PER_S;
+	if (open_file(rec, why, sizeof(why), &refused) < 0) {
+		if (refused) {
+			snprintf(
+			        err, err_size,
+			        "record %s: %s; not appending to it (move it away or record to another file)",
+			        path, why);
+			pw_recorder_free(rec);
+			return NULL;
+		}
+		pw_log(LOG_ERR, "record %s: %s; sampling goes on unrecorded, trying again every minute", path,
+		       why);
+	}
+	return rec;
+}
+
+/* Not open: try again once a minute of sample time. True when the file is open now. */
+static bool reopen(struct pw_recorder *rec, int64_t now_ns)
+{
+	char why[1200];
+	bool refused;
+
+	if (rec->retry_ns < 0)
+		rec->retry_ns = now_ns + RETRY_NS;
+	if (now_ns < rec->retry_ns)
+		return false;
+	rec->retry_ns = now_ns + RETRY_NS;
+	if (open_file(rec, why, sizeof(why), &refused) == 0) {
+		pw_log(LOG_NOTICE, "record %s: open now, recording (%" PRIu64 " samples were not recorded)",
+		       rec->path, rec->lost);
+		return true;
+	}
+	pw_log(LOG_ERR, "record %s: %s; trying again in a minute", rec->path, why);
+	return false;
+}
+
+/* A write that did not complete: take back what reached the file, and start the next record afresh. */
+static void write_failed(struct pw_recorder *rec, int err, int64_t now_ns)
+{
+	uint64_t suppressed = 0;
+
+	if (rec->regular && ftruncate(rec->fd, rec->good_end) < 0) {
+		close(rec->fd); /* reopening walks the file and cuts the partial record off */
+		rec->fd = -1;
+		rec->retry_ns = now_ns + RETRY_NS;
+	}
+	pw_rec_encoder_resync(rec->enc, !rec->written);
+	rec->lost++;
+	rec->failing = true;
+	if (pw_ratelimit_allow(&rec->complain, now_ns, &suppressed))
+		pw_log(LOG_ERR,
+		       "record %s: cannot write: %s; %" PRIu64 " samples not recorded so far, sampling "
+		       "and detection go on",
+		       rec->path, strerror(err), rec->lost);
+}
+
+/* Write all of buf, continuing after a short write: the error, if any, is the call that failed
+ * (a short write at a file-size limit or a full disk is followed by EFBIG or ENOSPC). */
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -ENOSPC;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+void pw_recorder_write(struct pw_recorder *rec, const struct pw_sample *s)
+{
+	unsigned char head[PW_REC_HEADER_SIZE];
+	const void *buf;
+	size_t len;
+	int r;
+
+	if (!rec)
+		return;
+	if (rec->fd < 0 && !reopen(rec, s->mono_ns)) {
+		rec->lost++;
+		return;
+	}
+	if ((r = pw_rec_encode(rec->enc, s, &buf, &len)) < 0) {
+		write_failed(rec, -r, s->mono_ns);
+		return;
+	}
+	if (rec->good_end == 0) {
+		pw_rec_header_encode(&rec->hdr, head);
+		r = write_all(rec->fd, head, sizeof(head));
+	}
+	if (r == 0)
+		r = write_all(rec->fd, buf, len);
+	if (r < 0) {
+		write_failed(rec, -r, s->mono_ns);
+		return;
+	}
+	rec->good_end = rec->good_end ? rec->good_end + (off_t)len : (off_t)(sizeof(head) + len);
+	rec->written++;
+	if (rec->failing)
+		pw_log(LOG_NOTICE, "record %s: writing again (%" PRIu64 " samples were not recorded)",
+		       rec->path, rec->lost);
+	rec->failing = false;
+}
+
+void pw_recorder_free(struct pw_recorder *rec)
+{
+	if (!rec)
+		return;
+	pw_log(rec->lost ? LOG_WARNING : LOG_INFO, "record %s: %" PRIu64 " samples recorded, %" PRIu64 " not",
+	       rec->path, rec->written, rec->lost);
+	if (rec->fd >= 0) {
+		if (rec->regular)
+			fdatasync(rec->fd); /* once, at the end: a crash before it costs at most the tail */
+		close(rec->fd);
+	}
+	pw_rec_encoder_free(rec->enc);
+	free(rec->path);
+	free(rec);
+}

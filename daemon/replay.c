@@ -1,0 +1,222 @@
+/* replay.c — read a recording record by record and feed the detector, printing what it says. */
+#include "replay.h"
+
+#include "alerts_json.h"
+#include "clock.h"
+#include "json_util.h"
+#include "recording.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EVENTS_CAP (2 * PW_ALERT_COUNT)
+
+/* The file, read in chunks: a record is decoded from the buffer once it is whole there. */
+struct reader {
+	FILE *file;
+	unsigned char *buf;
+	size_t cap, start, end; /* unread bytes are buf[start..end) */
+	long long base;         /* file offset of buf[0] */
+	bool eof;
+};
+
+struct replay {
+	const struct pw_options *opts;
+	struct pw_rec_header hdr;
+	struct pw_detector_config config;
+	struct pw_detector *detector;
+	struct pw_rec_decoder *decoder;
+	struct pw_sample *sample;
+	struct pw_alert_event events[EVENTS_CAP];
+	unsigned long long samples, transitions, segments;
+	int64_t recorded_ns; /* sum of the samples' intervals: recorded time, gaps between runs left out */
+};
+
+static int fail(const struct replay *rp, int status, const char *what)
+{
+	fprintf(stderr, "perfwatchd: replay %s: %s\n", rp->opts->replay, what);
+	return status;
+}
+
+/* Read and judge the header. Returns 0 or the exit status. */
+static int read_header(struct replay *rp, struct reader *rd)
+{
+	unsigned char head[PW_REC_HEADER_SIZE];
+	char why[512];
+	size_t got = fread(head, 1, sizeof(head), rd->file);
+	int r;
+
+	rp->hdr.version = 0;
+	r = pw_rec_header_decode(head, got, &rp->hdr);
+	if (r == -EPROTO && rp->hdr.version)
+		snprintf(why, sizeof(why), "recording format version %u; this build reads version %d",
+		         rp->hdr.version, PW_REC_VERSION);
+	else if (r == -EPROTO)
+		snprintf(why, sizeof(why), "not a perfwatch recording");
+	else if (r < 0 && got < sizeof(head))
+		snprintf(why, sizeof(why), "%zu bytes, too short for a recording header", got);
+	else if (r < 0)
+		snprintf(why, sizeof(why), "corrupt header (checksum)");
+	else
+		r = pw_rec_header_check(&rp->hdr, why, sizeof(why));
+	if (r < 0)
+		return fail(rp, 2, why);
+	rd->base = sizeof(head);
+	return 0;
+}
+
+/* Rules without their own resolve time resolve after three of the recording's intervals, as the
+ * daemon that recorded it did (the --interval of this command plays no part). */
+static void configure(struct replay *rp)
+{
+	rp->config = rp->opts->detector;
+	for (int i = 0; i < PW_ALERT_COUNT; i++)
+		if (!(rp->opts->rule_resolve_set >> i & 1u) && rp->hdr.interval_ns > 0)
+			rp->config.rules[i].resolve_ns = 3 * rp->hdr.interval_ns;
+}
+
+static int print_event(const struct replay *rp, const struct pw_alert_event *ev)
+{
+	const struct pw_alert *a = &ev->alert;
+
+	if (rp->opts->replay_json) {
+		json_t *obj = pw_alert_event_json(ev);
+		char *text = obj ? json_dumps(obj, JSON_COMPACT) : NULL;
+		json_decref(obj);
+		if (!text)
+			return -ENOMEM;
+		puts(text);
+		free(text);
+		return 0;
+	}
+	json_t *when = pw_json_rfc3339(ev->real_ns);
+	if (!when)
+		return -ENOMEM;
+	/* The daemon's log line, prefixed by the sample's time. */
+	printf("%s alert %s %s -> %s (%s): %s\n", json_is_string(when) ? json_string_value(when) : "-",
+	       pw_alert_name_str(a->name), pw_alert_state_str(ev->from),
+	       ev->resolved ? "resolved" : pw_alert_state_str(a->state), pw_severity_str(a->severity),
+	       a->summary);
+	json_decref(when);
+	return 0;
+}
+
+/* One decoded sample: a new daemon run starts a new detector, as the daemon did. */
+static int judge(struct replay *rp, uint32_t flags)
+{
+	if ((flags & PW_REC_SEGMENT) || !rp->detector) {
+		pw_detector_free(rp->detector);
+		if (!(rp->detector = pw_detector_new(&rp->config, rp->hdr.cpu_cap, rp->hdr.line_cap)))
+			return -ENOMEM;
+		rp->segments++;
+	}
+	size_t n = pw_detector_observe(rp->detector, rp->sample, rp->events, EVENTS_CAP);
+	for (size_t i = 0; i < n && i < EVENTS_CAP; i++)
+		if (print_event(rp, &rp->events[i]) < 0)
+			return -ENOMEM;
+	rp->transitions += n;
+	rp->samples++;
+	rp->recorded_ns += rp->sample->interval_ns;
+	return 0;
+}
+
+/* More bytes behind the unread ones; sets eof at the end of the file. */
+static int refill(struct reader *rd)
+{
+	memmove(rd->buf, rd->buf + rd->start, rd->end - rd->start);
+	rd->base += (long long)rd->start;
+	rd->end -= rd->start;
+	rd->start = 0;
+	size_t got = fread(rd->buf + rd->end, 1, rd->cap - rd->end, rd->file);
+	rd->end += got;
+	if (got == 0 && ferror(rd->file))
+		return -errno;
+	rd->eof = got == 0;
+	return 0;
+}
+
+/* Every record in order. Returns the exit status. */
+static int play(struct replay *rp, struct reader *rd)
+{
+	char why[256];
+
+	for (;;) {
+		uint32_t flags;
+		ssize_t r = pw_rec_decode(rp->decoder, rd->buf + rd->start, rd->end - rd->start, rp->sample,
+		                          &flags);
+		if (r > 0) {
+			rd->start += (size_t)r;
+			if (judge(rp, flags) < 0)
+				return fail(rp, 1, "out of memory");
+			continue;
+		}
+		if (r < 0) {
+			snprintf(why, sizeof(why), "corrupt record at offset %lld: stopped there",
+			         rd->base + (long long)rd->start);
+			return fail(rp, 1, why);
+		}
+		if (rd->eof) {
+			if (rd->end > rd->start) {
+				snprintf(why, sizeof(why),
+				         "ends in a record cut short at offset %lld (%zu bytes; the recorder "
+				         "stopped mid-write): replayed up to there",
+				         rd->base + (long long)rd->start, rd->end - rd->start);
+				fail(rp, 0, why);
+			}
+			return 0;
+		}
+		if (refill(rd) < 0) {
+			snprintf(why, sizeof(why), "cannot read: %s", strerror(errno));
+			return fail(rp, 1, why);
+		}
+	}
+}
+
+static int replay_file(struct replay *rp, struct reader *rd)
+{
+	int status = read_header(rp, rd);
+
+	if (status)
+		return status;
+	configure(rp);
+	/* The buffer holds the largest record there can be, so a whole record always fits. */
+	rd->cap = 2 * (PW_REC_FRAME_SIZE + (size_t)rp->hdr.sample_size + 1024) + 65536;
+	rd->buf = malloc(rd->cap);
+	rp->decoder = pw_rec_decoder_new(&rp->hdr);
+	rp->sample = malloc(rp->hdr.sample_size);
+	if (!rd->buf || !rp->decoder || !rp->sample)
+		return fail(rp, 1, "out of memory");
+	return play(rp, rd);
+}
+
+int pw_replay_run(const struct pw_options *opts)
+{
+	struct replay rp = {.opts = opts};
+	struct reader rd = {0};
+	int64_t started = pw_mono_ns();
+	int status;
+
+	if (!(rd.file = fopen(opts->replay, "rb"))) {
+		char why[256];
+		snprintf(why, sizeof(why), "cannot open: %s", strerror(errno));
+		return fail(&rp, 2, why);
+	}
+	status = replay_file(&rp, &rd);
+	if (fflush(stdout) != 0 && status == 0)
+		status = fail(&rp, 1, "cannot write the output");
+	if (status != 2)
+		fprintf(stderr,
+		        "perfwatchd: replayed %llu samples, %.1f s of recorded time in %llu run(s), in %.3f "
+		        "s of "
+		        "wall time; %llu alert transitions\n",
+		        rp.samples, (double)rp.recorded_ns / 1e9, rp.segments,
+		        (double)(pw_mono_ns() - started) / 1e9, rp.transitions);
+	fclose(rd.file);
+	free(rd.buf);
+	free(rp.sample);
+	pw_rec_decoder_free(rp.decoder);
+	pw_detector_free(rp.detector);
+	return status;
+}

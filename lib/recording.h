@@ -1,0 +1,102 @@
+/* recording.h — the flight recorder's file format: every raw sample, compact, in order.
+ *
+ * A recording is a header, then records. A record is a 16-byte frame (payload length, flags, CRC-32
+ * of the payload, CRC-32 of the frame's first 12 bytes) and a zlib-deflated payload: the sample's
+ * bytes for a keyframe, else their XOR with the previous sample's (mostly zeros: counters move in
+ * their low bytes, the rest repeats). A keyframe starts the file, every keyframe_every records, and
+ * each segment (one daemon run appending to the file). Samples are the host's raw bytes, so the
+ * header carries a layout fingerprint (byte order, struct sizes) that a reader checks first.
+ *
+ * Pure: the caller does the I/O. Encoder and decoder allocate their buffers when created, not per
+ * record. docs/architecture.md ("The flight recorder") gives the reasons. */
+#ifndef PW_RECORDING_H
+#define PW_RECORDING_H
+
+#include "sample.h"
+
+#include <sys/types.h>
+
+#define PW_REC_VERSION 1
+#define PW_REC_HEADER_SIZE 72
+#define PW_REC_FRAME_SIZE 16
+#define PW_REC_KEYFRAME_EVERY 60
+
+/* Record flags. */
+enum {
+	PW_REC_KEYFRAME = 1u << 0, /* the payload is the whole sample, not a delta */
+	PW_REC_SEGMENT = 1u << 1,  /* first record of a daemon run: the detector starts afresh here */
+};
+
+struct pw_rec_header {
+	uint32_t version;
+	uint32_t sample_struct, cpu_struct, line_struct; /* sizeof: the layout fingerprint */
+	uint32_t cpu_cap, line_cap;
+	uint32_t sample_size; /* pw_sample_size(): every record decodes to exactly this many bytes */
+	bool with_matrix;
+	uint32_t user_hz, page_size;
+	uint32_t keyframe_every;
+	int64_t interval_ns; /* the sampling interval of the run that created the file */
+};
+
+/* This build's header for samples of these capacities. */
+void pw_rec_header_init(struct pw_rec_header *hdr, uint32_t cpu_cap, uint32_t line_cap, bool with_matrix,
+                        uint32_t user_hz, uint32_t page_size, int64_t interval_ns);
+
+/* The PW_REC_HEADER_SIZE bytes of hdr, into buf. */
+void pw_rec_header_encode(const struct pw_rec_header *hdr, void *buf);
+
+/* Parse the header at the start of buf. Returns 0; -EINVAL when len is short of a header or its
+ * checksum fails; -EPROTO when it is not a recording (magic) or another format version (ret->version
+ * is then set). Does not judge the layout: see pw_rec_header_check. ret untouched on other failures. */
+int pw_rec_header_decode(const void *buf, size_t len, struct pw_rec_header *ret);
+
+/* Can this build read samples with hdr's layout? Returns 0, or -EPROTO with the reason in why
+ * (another byte order or struct sizes: the samples would be misread). */
+int pw_rec_header_check(const struct pw_rec_header *hdr, char *why, size_t why_size);
+
+/* May samples described by want be appended to a file with header have? Returns 0, or -EPROTO with
+ * the reason in why (layout, capacities, matrix, user_hz or page size differ). */
+int pw_rec_header_same(const struct pw_rec_header *have, const struct pw_rec_header *want, char *why,
+                       size_t why_size);
+
+/* ---- writing ---- */
+
+struct pw_rec_encoder;
+
+/* An encoder for samples described by hdr (checked with pw_rec_header_check by the caller). Its
+ * first record is a keyframe flagged PW_REC_SEGMENT. NULL on allocation failure. */
+struct pw_rec_encoder *pw_rec_encoder_new(const struct pw_rec_header *hdr);
+void pw_rec_encoder_free(struct pw_rec_encoder *enc);
+
+/* Encode the next sample (hdr's layout: s->size == sample_size). On success *ret_buf points at the
+ * record (frame and payload, valid until the next call) and *ret_len is its size. Returns 0, -EINVAL
+ * for a sample of another layout, -ENOMEM if zlib fails. */
+int pw_rec_encode(struct pw_rec_encoder *enc, const struct pw_sample *s, const void **ret_buf,
+                  size_t *ret_len);
+
+/* The last record did not reach the file: make the next one a keyframe (flagged PW_REC_SEGMENT too
+ * when segment is true, i.e. nothing of this run was written yet). */
+void pw_rec_encoder_resync(struct pw_rec_encoder *enc, bool segment);
+
+/* ---- reading ---- */
+
+struct pw_rec_decoder;
+
+/* A decoder for a recording with header hdr (checked with pw_rec_header_check by the caller). NULL
+ * on allocation failure. */
+struct pw_rec_decoder *pw_rec_decoder_new(const struct pw_rec_header *hdr);
+void pw_rec_decoder_free(struct pw_rec_decoder *dec);
+
+/* Decode the record at the start of buf[0..len) into ret (sample_size bytes) and its flags into
+ * *ret_flags. Returns the bytes it took (> 0); 0 when buf holds only the start of a record (read
+ * more, or at the end of the file: cut short); -EBADMSG when the record is corrupt (checksum, length,
+ * zlib stream, a sample contradicting the header, or a delta with no keyframe before it). ret is
+ * untouched unless it returns > 0. */
+ssize_t pw_rec_decode(struct pw_rec_decoder *dec, const void *buf, size_t len, struct pw_sample *ret,
+                      uint32_t *ret_flags);
+
+/* The length of the record whose frame starts buf[0..len) (frame included): > 0, 0 when len is short
+ * of a frame, -EBADMSG when the frame is corrupt. Walks a file without decoding it. */
+ssize_t pw_rec_frame_length(const struct pw_rec_header *hdr, const void *buf, size_t len);
+
+#endif

@@ -1,0 +1,309 @@
+/* test_recording.c — the flight recorder's format (lib/recording.c): samples come back bit for bit;
+ * a recording cut at any byte reads up to its last complete record and no further, never misread; a
+ * flipped bit anywhere is found at the record that holds it; another version, layout, byte order or
+ * capacities is refused with a reason. */
+#include "fixture_util.h"
+#include "recording.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#define CPU_CAP 3
+#define LINE_CAP 5
+#define NSAMPLES 9
+#define KEY_EVERY 4
+#define SEC INT64_C(1000000000)
+
+struct recording {
+	struct pw_rec_header hdr;
+	unsigned char *buf;
+	size_t len;
+	size_t ends[NSAMPLES]; /* offset just past each record */
+	uint32_t flags[NSAMPLES];
+	struct pw_sample *samples[NSAMPLES];
+};
+
+/* Sample t: counters that grow a little each second, as the kernel's do, plus some noise. */
+static struct pw_sample *sample_at(int t)
+{
+	struct pw_sample *s = pw_test_sample_new(CPU_CAP, LINE_CAP, false);
+	unsigned char *cpus = (unsigned char *)pw_sample_cpus(s);
+	uint32_t x = 2463534242u + (uint32_t)t;
+
+	s->seq = (uint64_t)t + 1;
+	s->mono_ns = 5000 * SEC + t * SEC;
+	s->real_ns = INT64_C(1700000000) * SEC + t * SEC;
+	s->interval_ns = t ? SEC : 0;
+	s->ncpu = CPU_CAP;
+	s->nlines = LINE_CAP - 1;
+	s->user_hz = 100;
+	s->page_size = 4096;
+	s->samples_taken = s->seq;
+	for (size_t i = 0; i < CPU_CAP * sizeof(struct pw_cpu_sample); i += 8) {
+		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+		uint64_t v = (uint64_t)i * 1000 + (uint64_t)t * (i % 64) + (i % 40 == 0 ? x % 7 : 0);
+		memcpy(cpus + i, &v, sizeof(v));
+	}
+	for (uint32_t l = 0; l < s->nlines; l++)
+		pw_sample_lines(s)[l].line.total = 1000u * l + 37u * (uint64_t)t;
+	return s;
+}
+
+static void record_all(struct recording *rec)
+{
+	unsigned char header[PW_REC_HEADER_SIZE];
+	struct pw_rec_encoder *enc;
+
+	pw_rec_header_init(&rec->hdr, CPU_CAP, LINE_CAP, false, 100, 4096, SEC);
+	rec->hdr.keyframe_every = KEY_EVERY;
+	enc = pw_rec_encoder_new(&rec->hdr);
+	ck_assert_ptr_nonnull(enc);
+	pw_rec_header_encode(&rec->hdr, header);
+	rec->buf = malloc(PW_REC_HEADER_SIZE);
+	ck_assert_ptr_nonnull(rec->buf);
+	memcpy(rec->buf, header, sizeof(header));
+	rec->len = sizeof(header);
+	for (int t = 0; t < NSAMPLES; t++) {
+		const void *out;
+		size_t n;
+		rec->samples[t] = sample_at(t);
+		ck_assert_int_eq(pw_rec_encode(enc, rec->samples[t], &out, &n), 0);
+		rec->buf = realloc(rec->buf, rec->len + n);
+		ck_assert_ptr_nonnull(rec->buf);
+		memcpy(rec->buf + rec->len, out, n);
+		rec->len += n;
+		rec->ends[t] = rec->len;
+	}
+	pw_rec_encoder_free(enc);
+}
+
+static void recording_free(struct recording *rec)
+{
+	for (int t = 0; t < NSAMPLES; t++)
+		free(rec->samples[t]);
+	free(rec->buf);
+}
+
+/* Read buf[0..len) as replay does. Returns the records decoded (each checked against rec) and sets
+ * *ret_err to the header's error, or the first record's that failed (0 when it just ended), and
+ * *ret_at to where reading stopped. */
+static int read_back(const struct recording *rec, const unsigned char *buf, size_t len, int *ret_err,
+                     size_t *ret_at)
+{
+	struct pw_rec_header hdr;
+	struct pw_rec_decoder *dec;
+	struct pw_sample *s = pw_test_sample_new(CPU_CAP, LINE_CAP, false);
+	char why[256];
+	size_t at = PW_REC_HEADER_SIZE;
+	int n = 0, r = pw_rec_header_decode(buf, len, &hdr);
+
+	*ret_at = 0;
+	if (r == 0)
+		r = pw_rec_header_check(&hdr, why, sizeof(why));
+	if (r < 0) {
+		free(s);
+		*ret_err = r;
+		return 0;
+	}
+	dec = pw_rec_decoder_new(&hdr);
+	ck_assert_ptr_nonnull(dec);
+	for (;;) {
+		uint32_t flags;
+		ssize_t got = pw_rec_decode(dec, buf + at, len - at, s, &flags);
+		if (got <= 0) {
+			*ret_err = (int)got;
+			break;
+		}
+		ck_assert_int_lt(n, NSAMPLES);
+		ck_assert_msg(memcmp(s, rec->samples[n], hdr.sample_size) == 0, "sample %d differs", n);
+		ck_assert_uint_eq(flags, rec->flags[n]);
+		at += (size_t)got;
+		n++;
+	}
+	*ret_at = at;
+	pw_rec_decoder_free(dec);
+	free(s);
+	return n;
+}
+
+static void expected_flags(struct recording *rec)
+{
+	for (int t = 0; t < NSAMPLES; t++)
+		rec->flags[t] = (t % KEY_EVERY == 0 ? PW_REC_KEYFRAME : 0) | (t == 0 ? PW_REC_SEGMENT : 0);
+}
+
+START_TEST(round_trip)
+{
+	struct recording rec;
+	size_t at;
+	int err;
+
+	record_all(&rec);
+	expected_flags(&rec);
+	ck_assert_int_eq(read_back(&rec, rec.buf, rec.len, &err, &at), NSAMPLES);
+	ck_assert_int_eq(err, 0);
+	ck_assert_uint_eq(at, rec.len);
+	/* Compact: a delta is a fraction of a keyframe, and a keyframe a fraction of the sample. */
+	size_t key = rec.ends[0] - PW_REC_HEADER_SIZE, delta = rec.ends[1] - rec.ends[0];
+	ck_assert_uint_lt(key, rec.hdr.sample_size / 2);
+	ck_assert_uint_lt(delta, key / 2);
+	recording_free(&rec);
+}
+END_TEST
+
+/* Cut at every byte: the records wholly before the cut come back, then "need more", never corrupt. */
+START_TEST(truncated_everywhere)
+{
+	struct recording rec;
+
+	record_all(&rec);
+	expected_flags(&rec);
+	for (size_t cut = 0; cut <= rec.len; cut++) {
+		unsigned char *copy = (unsigned char *)pw_test_exact_copy((const char *)rec.buf, cut);
+		int complete = 0, err;
+		size_t at;
+		while (complete < NSAMPLES && rec.ends[complete] <= cut)
+			complete++;
+		int n = read_back(&rec, copy, cut, &err, &at);
+		if (cut < PW_REC_HEADER_SIZE) {
+			ck_assert_msg(err == -EINVAL, "header cut at %zu: %d", cut, err);
+		} else {
+			ck_assert_msg(n == complete && err == 0, "cut at %zu: %d records, error %d", cut, n,
+			              err);
+			ck_assert_uint_eq(at, complete ? rec.ends[complete - 1] : PW_REC_HEADER_SIZE);
+		}
+		free(copy);
+	}
+	recording_free(&rec);
+}
+END_TEST
+
+/* One flipped bit at every byte: the header refuses, or reading stops at the record holding it with
+ * -EBADMSG after returning every record before it intact. */
+START_TEST(flipped_everywhere)
+{
+	struct recording rec;
+
+	record_all(&rec);
+	expected_flags(&rec);
+	for (size_t i = 0; i < rec.len; i++) {
+		int bad = 0, err;
+		size_t at;
+		rec.buf[i] ^= (unsigned char)(1u << (i % 8));
+		int n = read_back(&rec, rec.buf, rec.len, &err, &at);
+		rec.buf[i] ^= (unsigned char)(1u << (i % 8));
+		if (i < PW_REC_HEADER_SIZE) {
+			ck_assert_msg(err == -EINVAL || err == -EPROTO, "header byte %zu: %d", i, err);
+			continue;
+		}
+		while (rec.ends[bad] <= i)
+			bad++;
+		ck_assert_msg(n == bad && err == -EBADMSG, "byte %zu: %d records, error %d", i, n, err);
+		ck_assert_uint_eq(at, bad ? rec.ends[bad - 1] : PW_REC_HEADER_SIZE);
+	}
+	recording_free(&rec);
+}
+END_TEST
+
+START_TEST(foreign)
+{
+	struct recording rec;
+	struct pw_rec_header h, other;
+	unsigned char buf[PW_REC_HEADER_SIZE];
+	char why[256];
+
+	record_all(&rec);
+	ck_assert_int_eq(pw_rec_header_decode("PK\3\4 not ours at all, longer than a header.......", 50, &h),
+	                 -EPROTO);
+	/* Another format version: refused before its checksum is looked at, and named. */
+	other = rec.hdr;
+	other.version = 2;
+	pw_rec_header_encode(&other, buf);
+	ck_assert_int_eq(pw_rec_header_decode(buf, sizeof(buf), &h), -EPROTO);
+	ck_assert_uint_eq(h.version, 2);
+	/* Another sample layout: a clear reason, never a misread. */
+	other = rec.hdr;
+	other.cpu_struct += 8;
+	pw_rec_header_encode(&other, buf);
+	ck_assert_int_eq(pw_rec_header_decode(buf, sizeof(buf), &h), 0);
+	ck_assert_int_eq(pw_rec_header_check(&h, why, sizeof(why)), -EPROTO);
+	ck_assert_ptr_nonnull(strstr(why, "another sample layout"));
+	/* The other byte order. */
+	pw_rec_header_encode(&rec.hdr, buf);
+	uint32_t swapped = 0x04030201u, c;
+	memcpy(buf + 12, &swapped, 4);
+	c = (uint32_t)crc32(crc32(0, Z_NULL, 0), buf, 68);
+	memcpy(buf + 68, &c, 4);
+	ck_assert_int_eq(pw_rec_header_decode(buf, sizeof(buf), &h), 0);
+	ck_assert_int_eq(pw_rec_header_check(&h, why, sizeof(why)), -EPROTO);
+	ck_assert_ptr_nonnull(strstr(why, "byte order"));
+	/* Appending needs the same capacities and units. */
+	pw_rec_header_init(&other, CPU_CAP + 1, LINE_CAP, false, 100, 4096, SEC);
+	ck_assert_int_eq(pw_rec_header_same(&rec.hdr, &other, why, sizeof(why)), -EPROTO);
+	ck_assert_ptr_nonnull(strstr(why, "other capacities"));
+	pw_rec_header_init(&other, CPU_CAP, LINE_CAP, false, 250, 4096, SEC);
+	ck_assert_int_eq(pw_rec_header_same(&rec.hdr, &other, why, sizeof(why)), -EPROTO);
+	pw_rec_header_init(&other, CPU_CAP, LINE_CAP, false, 100, 4096, 2 * SEC);
+	ck_assert_int_eq(pw_rec_header_same(&rec.hdr, &other, why, sizeof(why)), 0);
+	recording_free(&rec);
+}
+END_TEST
+
+/* A delta needs the keyframe before it; a sample of another layout is not encoded; after a lost
+ * write the next record stands alone. */
+START_TEST(keyframes)
+{
+	struct recording rec;
+	struct pw_rec_decoder *dec;
+	struct pw_rec_encoder *enc;
+	struct pw_sample *s = pw_test_sample_new(CPU_CAP, LINE_CAP, false), *wide;
+	const void *out;
+	size_t n;
+	uint32_t flags;
+
+	record_all(&rec);
+	dec = pw_rec_decoder_new(&rec.hdr);
+	ck_assert_int_eq(pw_rec_decode(dec, rec.buf + rec.ends[0], rec.len - rec.ends[0], s, &flags),
+	                 -EBADMSG);
+	pw_rec_decoder_free(dec);
+
+	enc = pw_rec_encoder_new(&rec.hdr);
+	wide = pw_test_sample_new(CPU_CAP + 1, LINE_CAP, false);
+	ck_assert_int_eq(pw_rec_encode(enc, wide, &out, &n), -EINVAL);
+	ck_assert_int_eq(pw_rec_encode(enc, rec.samples[0], &out, &n), 0);
+	ck_assert_int_eq(pw_rec_encode(enc, rec.samples[1], &out, &n), 0);
+	pw_rec_encoder_resync(enc, false);
+	ck_assert_int_eq(pw_rec_encode(enc, rec.samples[2], &out, &n), 0);
+	dec = pw_rec_decoder_new(&rec.hdr);
+	ck_assert_int_eq(pw_rec_decode(dec, out, n, s, &flags), (ssize_t)n);
+	ck_assert_uint_eq(flags, PW_REC_KEYFRAME);
+	ck_assert_mem_eq(s, rec.samples[2], rec.hdr.sample_size);
+	pw_rec_decoder_free(dec);
+	pw_rec_encoder_free(enc);
+	free(wide);
+	free(s);
+	recording_free(&rec);
+}
+END_TEST
+
+static Suite *recording_suite(void)
+{
+	Suite *s = suite_create("recording");
+	TCase *core = tcase_create("core"), *malformed = tcase_create("malformed");
+
+	tcase_add_test(core, round_trip);
+	tcase_add_test(core, keyframes);
+	tcase_add_test(malformed, truncated_everywhere);
+	tcase_add_test(malformed, flipped_everywhere);
+	tcase_add_test(malformed, foreign);
+	suite_add_tcase(s, core);
+	suite_add_tcase(s, malformed);
+	return s;
+}
+
+int main(void)
+{
+	return pw_run_suite(recording_suite());
+}
