@@ -126,6 +126,7 @@ static json_t *ev_frequency(struct build *b, const struct pw_ev_frequency *ev)
 	set(b, obj, "busy_cpus", json_integer(ev->busy_cpus));
 	set(b, obj, "busy_average_percent_of_max", pw_json_percent(ev->busy_avg_ratio));
 	set(b, obj, "source", json_string(ev->from_time_in_state ? "time_in_state" : "scaling_cur_freq"));
+	set(b, obj, "reference", json_string(ev->reference_base ? "base_frequency" : "cpuinfo_max_freq"));
 	set(b, obj, "governor", pw_json_text(ev->governor, sizeof(ev->governor)));
 	set(b, obj, "driver", pw_json_text(ev->driver, sizeof(ev->driver)));
 	for (uint32_t i = 0; i < min_u32(ev->ncpus, PW_EV_FREQ_CPUS); i++) {
@@ -135,6 +136,7 @@ static json_t *ev_frequency(struct build *b, const struct pw_ev_frequency *ev)
 		set(b, cpu, "busy_percent", pw_json_percent(ev->cpus[i].busy));
 		set(b, cpu, "avg_mhz", pw_json_mhz(avg));
 		set(b, cpu, "max_mhz", pw_json_mhz(max));
+		set(b, cpu, "base_mhz", pw_json_mhz(ev->cpus[i].base_khz));
 		set(b, cpu, "percent_of_max", avg && max ? pw_json_percent((double)avg / max) : json_null());
 		push(b, cpus, cpu);
 	}

@@ -54,6 +54,7 @@ struct pw_ev_frequency {
 	uint32_t busy_cpus;
 	float busy_avg_ratio; /* mean avg/max frequency over busy CPUs */
 	bool from_time_in_state;
+	bool reference_base; /* some CPU was compared with its base_frequency (intel_pstate), not max */
 	char governor[PW_CPUFREQ_NAME_MAX];
 	char driver[PW_CPUFREQ_NAME_MAX];
 	uint32_t ncpus;
@@ -61,6 +62,7 @@ struct pw_ev_frequency {
 		uint32_t cpu;
 		float busy;
 		uint32_t avg_khz, max_khz;
+		uint32_t base_khz; /* the reference when not 0; else max_khz */
 	} cpus[PW_EV_FREQ_CPUS];
 };
 

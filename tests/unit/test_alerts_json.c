@@ -358,14 +358,16 @@ START_TEST(test_frequency)
 	json_t *root = render_parsed(v, NULL);
 
 	ASSERT_KEYS(root, "alerts.1.evidence", "busy_cpus", "busy_average_percent_of_max", "source",
-	            "governor", "driver", "cpus");
+	            "reference", "governor", "driver", "cpus");
+	pw_assert_json_string(root, "alerts.1.evidence.reference", "cpuinfo_max_freq");
 	pw_assert_json_number(root, "alerts.1.evidence.busy_cpus", 2);
 	pw_assert_json_number(root, "alerts.1.evidence.busy_average_percent_of_max", 65.5);
 	pw_assert_json_string(root, "alerts.1.evidence.source", "scaling_cur_freq");
 	pw_assert_json_string(root, "alerts.1.evidence.governor", "ondemand");
 	pw_assert_json_string(root, "alerts.1.evidence.driver", "acpi-cpufreq");
-	ASSERT_KEYS(root, "alerts.1.evidence.cpus.0", "cpu", "busy_percent", "avg_mhz", "max_mhz",
+	ASSERT_KEYS(root, "alerts.1.evidence.cpus.0", "cpu", "busy_percent", "avg_mhz", "max_mhz", "base_mhz",
 	            "percent_of_max");
+	pw_assert_json_null(root, "alerts.1.evidence.cpus.0.base_mhz");
 	pw_assert_json_number(root, "alerts.1.evidence.cpus.0.busy_percent", 91.0);
 	pw_assert_json_number(root, "alerts.1.evidence.cpus.0.avg_mhz", 2000);
 	ck_assert(json_is_integer(pw_json_at(root, "alerts.1.evidence.cpus.0.avg_mhz")));
@@ -383,6 +385,14 @@ START_TEST(test_frequency)
 	pw_assert_json_null(root, "alerts.1.evidence.governor");
 	pw_assert_json_null(root, "alerts.1.evidence.cpus.1.max_mhz");
 	pw_assert_json_null(root, "alerts.1.evidence.cpus.1.percent_of_max");
+	json_decref(root);
+
+	/* intel_pstate: compared with base_frequency. */
+	v->alerts[1].evidence.frequency.reference_base = true;
+	v->alerts[1].evidence.frequency.cpus[0].base_khz = 2900000;
+	root = render_parsed(v, NULL);
+	pw_assert_json_string(root, "alerts.1.evidence.reference", "base_frequency");
+	pw_assert_json_number(root, "alerts.1.evidence.cpus.0.base_mhz", 2900);
 	json_decref(root);
 	free(v);
 }
