@@ -91,6 +91,8 @@ static int start_parts(const struct pw_options *opts, struct parts *p, char *err
 	if (!(p->watcher = pw_watcher_new(p->sampler, &opts->detector, opts->state_dir,
 	                                  opts->state_interval_ns, err, n)))
 		return -1;
+	if (pw_watcher_probe(p->watcher, opts->procfs, opts->sysfs, opts->interval_ns) < 0)
+		return snprintf(err, n, "cannot set up the alert probes: out of memory"), -1;
 	if (pw_watcher_start(p->watcher) < 0 || pw_sampler_start(p->sampler) < 0 ||
 	    wait_first_sample(p->sampler) < 0)
 		return snprintf(err, n, "the sampler did not start"), -1;

@@ -5,6 +5,7 @@
 #define PW_WATCHER_H
 
 #include "detector.h"
+#include "probes.h"
 #include "sampler.h"
 
 struct pw_watcher;
@@ -16,6 +17,11 @@ struct pw_watcher;
  * Returns NULL with a reason in err. */
 struct pw_watcher *pw_watcher_new(struct pw_sampler *sampler, const struct pw_detector_config *config,
                                   const char *state_dir, int64_t save_every_ns, char *err, size_t err_size);
+
+/* Look up evidence the samples lack (lib/probes.h) under these roots while alerts are active, on
+ * the detector's thread; the published view and the logged events carry it. Call before
+ * pw_watcher_start. Returns 0 or -ENOMEM. */
+int pw_watcher_probe(struct pw_watcher *watcher, const char *procfs, const char *sysfs, int64_t interval_ns);
 
 int pw_watcher_start(struct pw_watcher *watcher);
 
