@@ -225,7 +225,7 @@ void pw_probes_update(struct pw_probes *p, const struct pw_alert *alerts, size_t
 /* ---- apply ---------------------------------------------------------------------------------- */
 
 /* Add a sentence to the description only if all of it fits: a cut sentence misleads. */
-static void append(struct pw_alert *a, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void append(struct pw_alert *a, const char *fmt, ...)
 {
 	char more[256];
 	va_list ap;

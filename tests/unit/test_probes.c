@@ -18,7 +18,7 @@
 
 static char root[256];
 
-static void put(const char *rel, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void put(const char *rel, const char *fmt, ...)
 {
 	char path[512];
 	va_list ap;
@@ -65,7 +65,7 @@ static void setup(void)
 	ck_assert_ptr_nonnull(mkdtemp(root));
 	put("proc/stat", "cpu 0 0 0 0 0 0 0 0 0 0\n"); /* not a pid: ignored */
 	put("proc/self/stat", "junk\n");
-	put("sys/.keep", "");
+	put("sys/.keep", "%s", "");
 }
 
 static void teardown(void)
