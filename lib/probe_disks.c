@@ -33,14 +33,19 @@ static const struct pw_disk *find(const struct pw_disk *arr, uint32_t n, const s
 	return NULL;
 }
 
+/* Busiest first; equal utilisation (two idle disks, two saturated ones): more I/O first. */
+static bool busier(const struct pw_ev_disk *a, const struct pw_ev_disk *b)
+{
+	if (a->utilization != b->utilization)
+		return a->utilization > b->utilization;
+	return a->reads + a->writes > b->reads + b->writes;
+}
+
 static void top_insert(struct pw_ev_disks *ev, const struct pw_ev_disk *disk)
 {
 	uint32_t at = ev->n < PW_EV_DISKS ? ev->n++ : PW_EV_DISKS;
-	float key = disk->utilization + 1e-9f * (disk->reads + disk->writes); /* ties: more I/O first */
 
-	for (; at > 0 &&
-	       ev->top[at - 1].utilization + 1e-9f * (ev->top[at - 1].reads + ev->top[at - 1].writes) < key;
-	     at--)
+	for (; at > 0 && busier(disk, &ev->top[at - 1]); at--)
 		if (at < PW_EV_DISKS)
 			ev->top[at] = ev->top[at - 1];
 	if (at < PW_EV_DISKS)

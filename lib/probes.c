@@ -79,12 +79,16 @@ static bool read_u32(struct pw_probes *p, const char *path, uint32_t *ret)
 	return true;
 }
 
-/* A tunable of governor gov: per policy (cpuN/cpufreq is the policy's link) or global. */
+/* A tunable of governor gov: per policy (through cpuN/cpufreq, the policy's link, or policyN
+ * directly when the link is missing) or global (drivers without per-policy governors). */
 static bool read_tunable(struct pw_probes *p, uint32_t cpu, const char *gov, const char *name, uint32_t *ret)
 {
 	char path[128];
 
 	snprintf(path, sizeof(path), CPU_DIR "/cpu%u/cpufreq/%s/%s", cpu, gov, name);
+	if (read_u32(p, path, ret))
+		return true;
+	snprintf(path, sizeof(path), CPU_DIR "/cpufreq/policy%u/%s/%s", cpu, gov, name);
 	if (read_u32(p, path, ret))
 		return true;
 	snprintf(path, sizeof(path), CPU_DIR "/cpufreq/%s/%s", gov, name);

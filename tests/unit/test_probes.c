@@ -281,6 +281,14 @@ START_TEST(test_governor)
 	pw_probes_apply(p, &a);
 	ck_assert_uint_eq(ev->tunables.up_threshold, 80);
 	ck_assert_str_eq(ev->tunables.epp, "balance_power");
+	/* conservative, its tunables only under policy3 (no cpu3/cpufreq link). */
+	put("sys/devices/system/cpu/cpufreq/policy3/conservative/up_threshold", "70\n");
+	snprintf(ev->governor, sizeof(ev->governor), "conservative");
+	ev->cpus[0].cpu = 3;
+	pw_probes_update(p, &a, 1, s, T0 + SEC);
+	pw_probes_apply(p, &a);
+	ck_assert_uint_eq(ev->tunables.up_threshold, 70);
+	ck_assert_uint_eq(ev->tunables.sampling_rate_us, UINT32_MAX); /* conservative has none here */
 	/* performance: no up_threshold to read; a governor name is never a path. */
 	snprintf(ev->governor, sizeof(ev->governor), "../../x");
 	pw_probes_update(p, &a, 1, s, T0 + 2 * SEC);
