@@ -4,6 +4,7 @@
 
 #include "clock.h"
 #include "log.h"
+#include "probes.h"
 #include "state_file.h"
 
 #include <errno.h>

@@ -5,7 +5,6 @@
 #define PW_WATCHER_H
 
 #include "detector.h"
-#include "probes.h"
 #include "sampler.h"
 
 struct pw_watcher;

@@ -257,7 +257,7 @@ static void frequency_figures(const struct pw_detector *d, const struct pw_sampl
 			continue; /* an idle CPU at low frequency is the governor doing its job */
 		/* In double: the float ratio of 1.7 / 2.0 GHz is 0.85000002, just above a 0.85 threshold. */
 		double ratio = (double)c->avg_khz / freq_reference(c);
-		ratio = ratio > 1.0 ? 1.0 : ratio; /* turbo above base is not "more than enough" */
+		ratio = ratio > 1.0 ? 1.0 : ratio; /* above the reference (turbo) is full speed, not more */
 		sum += ratio;
 		min = ratio < min ? ratio : min;
 		ev->from_time_in_state &= (c->freq_flags & PW_FREQ_AVG_FROM_STATS) != 0;
