@@ -274,9 +274,20 @@ static void apply_frequency(const struct pw_probes *p, struct pw_alert *a)
 	const struct pw_ev_governor *g = &p->governor;
 
 	a->evidence.frequency.tunables = *g;
-	if (g->status == PW_PROBE_OK && g->up_threshold != UINT32_MAX)
+	if (g->status != PW_PROBE_OK)
+		return;
+	if (g->up_threshold != UINT32_MAX)
 		append(a, " Here %s's up_threshold is %u%%%s.", a->evidence.frequency.governor,
-		       g->up_threshold, g->up_threshold > 80 ? ": a CPU busy below that stays slow" : "");
+		       g->up_threshold,
+		       g->up_threshold > 80 ? ": a CPU less busy than that stays slow (lower it in "
+		                              "cpufreq/ondemand/up_threshold)"
+		                            : "");
+	if (g->epp[0])
+		append(a, " energy_performance_preference is %s%s.", g->epp,
+		       strstr(g->epp, "power") && !strstr(g->epp, "performance")
+		               ? ": the hardware favours saving power (balance_performance or performance "
+		                 "favours speed)"
+		               : "");
 }
 
 static void apply_disks(const struct pw_probes *p, struct pw_alert *a)

@@ -281,6 +281,9 @@ START_TEST(test_governor)
 	pw_probes_apply(p, &a);
 	ck_assert_uint_eq(ev->tunables.up_threshold, 80);
 	ck_assert_str_eq(ev->tunables.epp, "balance_power");
+	ck_assert_msg(strstr(a.description, "energy_performance_preference is balance_power: the hardware "
+	                                    "favours saving power") != NULL,
+	              "%s", a.description);
 	/* conservative, its tunables only under policy3 (no cpu3/cpufreq link). */
 	put("sys/devices/system/cpu/cpufreq/policy3/conservative/up_threshold", "70\n");
 	snprintf(ev->governor, sizeof(ev->governor), "conservative");
