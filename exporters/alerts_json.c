@@ -79,6 +79,7 @@ static json_t *processes(struct build *b, const struct pw_ev_processes *ev)
 	set(b, obj, "window_seconds", ok ? pw_json_real(ev->window_s, 2) : json_null());
 	set(b, obj, "processes_scanned", json_integer(ev->scanned));
 	set(b, obj, "truncated", json_boolean(ev->truncated));
+	set(b, obj, "malformed_skipped", json_integer(ev->malformed));
 	set(b, obj, "system_cpus", ok ? pw_json_real(ev->system, 2) : json_null());
 	set(b, obj, "user_cpus", ok ? pw_json_real(ev->user, 2) : json_null());
 	set(b, obj, "host_busy_cpus", ok ? pw_json_real(ev->host_busy, 2) : json_null());
@@ -101,6 +102,7 @@ static json_t *disks(struct build *b, const struct pw_ev_disks *ev)
 	bool ok = ev->status == PW_PROBE_OK;
 
 	set(b, obj, "status", probe_status(ev->status));
+	set(b, obj, "malformed_skipped", json_integer(ev->malformed));
 	for (uint32_t i = 0; ok && i < min_u32(ev->n, PW_EV_DISKS); i++) {
 		json_t *disk = json_object();
 		set(b, disk, "name", pw_json_text(ev->top[i].name, sizeof(ev->top[i].name)));

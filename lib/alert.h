@@ -53,6 +53,7 @@ struct pw_ev_processes {
 	uint32_t status;     /* enum pw_probe_status */
 	bool truncated;      /* more pids existed than the scan may read */
 	uint32_t scanned;    /* processes read in the last scan */
+	uint32_t malformed;  /* stat files that did not parse (skipped; a vanished process is not one) */
 	float window_s;      /* between the two scans compared */
 	float system, user;  /* all processes read, in CPUs */
 	float host_busy;     /* the host's busy time (not idle, not iowait), in CPUs, last sample */
@@ -69,8 +70,9 @@ struct pw_ev_disk {
 };
 
 struct pw_ev_disks {
-	uint32_t status; /* enum pw_probe_status */
-	uint32_t n;      /* busiest first; partitions, loop and ram devices left out */
+	uint32_t status;    /* enum pw_probe_status */
+	uint32_t malformed; /* diskstats lines that did not parse (skipped) */
+	uint32_t n;         /* busiest first; partitions, loop and ram devices left out */
 	struct pw_ev_disk top[PW_EV_DISKS];
 };
 

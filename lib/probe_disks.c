@@ -90,6 +90,7 @@ void pw_probe_disks(struct pw_probes *p, int64_t now_ns)
 	double window_s = (double)(now_ns - scan->prev_ns) / 1e9;
 	memset(&scan->found, 0, sizeof(scan->found));
 	scan->found.status = PW_PROBE_WARMING;
+	scan->found.malformed = bad;
 	if (scan->have_prev && window_s > 0) {
 		scan->found.status = PW_PROBE_OK;
 		compare(p, scan, (uint32_t)n, window_s);

@@ -32,25 +32,29 @@ static bool is_pid(const char *name)
 	return len > 0 && len <= 10 && name[0] >= '1' && name[0] <= '9' && strspn(name, "0123456789") == len;
 }
 
-/* One process into e; false when it vanished or its stat did not parse. */
-static bool read_one(struct pw_probes *p, const char *pid, struct pw_proc_entry *e)
+/* One process into e: 0, -ENOENT when it vanished or cannot be read, -EINVAL when its stat did
+ * not parse. */
+static int read_one(struct pw_probes *p, const char *pid, struct pw_proc_entry *e)
 {
 	char path[300]; /* d_name is at most 255 bytes; is_pid() keeps it to 10 */
 	struct pw_pidstat st;
 
 	snprintf(path, sizeof(path), "%s/stat", pid);
-	if (pw_probe_read(p, p->proc_dirfd, path) < 0 || pw_pidstat_parse(p->buf.data, p->buf.len, &st) < 0)
-		return false;
+	if (pw_probe_read(p, p->proc_dirfd, path) < 0)
+		return -ENOENT;
+	if (pw_pidstat_parse(p->buf.data, p->buf.len, &st) < 0)
+		return -EINVAL;
 	e->pid = st.pid;
 	e->starttime = st.starttime;
 	e->utime = st.utime;
 	e->stime = st.stime;
 	memcpy(e->comm, st.comm, sizeof(e->comm));
-	return true;
+	return 0;
 }
 
 /* Fill scan->cur; returns false when /proc cannot be listed. */
-static bool list_processes(struct pw_probes *p, struct pw_proc_scan *scan, bool *ret_truncated)
+static bool list_processes(struct pw_probes *p, struct pw_proc_scan *scan, bool *ret_truncated,
+                           uint32_t *ret_malformed)
 {
 	int fd = p->proc_dirfd >= 0 ? openat(p->proc_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
@@ -63,6 +67,7 @@ static bool list_processes(struct pw_probes *p, struct pw_proc_scan *scan, bool 
 	}
 	scan->ncur = 0;
 	*ret_truncated = false;
+	*ret_malformed = 0;
 	while ((de = readdir(dir))) {
 		if (!is_pid(de->d_name))
 			continue;
@@ -70,8 +75,11 @@ static bool list_processes(struct pw_probes *p, struct pw_proc_scan *scan, bool 
 			*ret_truncated = true; /* bounded cost: say so rather than read on */
 			break;
 		}
-		if (read_one(p, de->d_name, &scan->cur[scan->ncur]))
+		int r = read_one(p, de->d_name, &scan->cur[scan->ncur]);
+		if (r == 0)
 			scan->ncur++;
+		else if (r == -EINVAL)
+			(*ret_malformed)++;
 	}
 	closedir(dir);
 	qsort(scan->cur, scan->ncur, sizeof(*scan->cur), by_pid);
@@ -125,17 +133,19 @@ void pw_probe_procs(struct pw_probes *p, uint32_t user_hz, int64_t now_ns)
 	struct pw_proc_scan *scan = &p->procs;
 	struct pw_ev_processes head = {0};
 	bool truncated;
+	uint32_t malformed;
 
 	if (!scan->cur) {
 		scan->cur = calloc(scan->cap, sizeof(*scan->cur));
 		scan->prev = calloc(scan->cap, sizeof(*scan->prev));
 	}
-	if (!scan->cur || !scan->prev || !list_processes(p, scan, &truncated)) {
+	if (!scan->cur || !scan->prev || !list_processes(p, scan, &truncated, &malformed)) {
 		pw_probe_procs_forget(scan);
 		scan->by_system.status = scan->by_total.status = PW_PROBE_UNAVAILABLE;
 		return;
 	}
 	head.truncated = truncated;
+	head.malformed = malformed;
 	head.scanned = scan->ncur;
 	head.status = PW_PROBE_WARMING;
 	double window_s = (double)(now_ns - scan->prev_ns) / 1e9;

@@ -361,7 +361,9 @@ START_TEST(test_interrupt_time)
 	pw_assert_json_string(root, "alerts.0.evidence.lines.0.smp_affinity_list", "0-3");
 	pw_assert_json_null(root, "alerts.0.evidence.lines.1.smp_affinity_list");
 	ASSERT_KEYS(root, "alerts.0.evidence.processes", "status", "window_seconds", "processes_scanned",
-	            "truncated", "system_cpus", "user_cpus", "host_busy_cpus", "host_interrupt_cpus", "top");
+	            "truncated", "malformed_skipped", "system_cpus", "user_cpus", "host_busy_cpus",
+	            "host_interrupt_cpus", "top");
+	ASSERT_KEYS(root, "alerts.3.evidence.disks", "status", "malformed_skipped", "top");
 	pw_assert_json_string(root, "alerts.0.evidence.processes.status", "ok");
 	pw_assert_json_number(root, "alerts.0.evidence.processes.system_cpus", 0.03);
 	pw_assert_json_number(root, "alerts.0.evidence.processes.user_cpus", 0.04);

@@ -134,6 +134,7 @@ START_TEST(test_system_time_processes)
 	const struct pw_ev_processes *ev = &a.evidence.system_time.processes;
 	ck_assert_uint_eq(ev->status, PW_PROBE_WARMING); /* one scan: no window yet */
 	ck_assert_uint_eq(ev->scanned, 5);
+	ck_assert_uint_eq(ev->malformed, 1); /* 4500's cut line: counted, the rest kept */
 
 	/* One second later (100 ticks): 4242 took 95 ticks of system time, 4243 60, pid 4300 is a new
 	 * process (other starttime), 4400 exited, a newcomer started. */
@@ -313,6 +314,11 @@ START_TEST(test_disks)
 	                               "   8      16 sdb 5 0 0 0 7 0 0 0 0 %d 0\n"
 	                               " 259       0 nvme0n1 0 0 0 0 0 0 0 0 0 0 0\n";
 
+	put("proc/diskstats", "%s8 32 sdc 1 2\n", "");
+	pw_probes_update(p, a, 2, s, T0 - SEC);
+	pw_probes_apply(p, &a[0]);
+	ck_assert_uint_eq(a[0].evidence.memory.disks.malformed, 1);
+	pw_probes_update(p, NULL, 0, s, T0 - SEC / 2); /* inactive: forgotten */
 	put("proc/diskstats", fmt, 0, 1000, 2000, 10000, 1000, 2000, 10000, 100);
 	pw_probes_update(p, a, 2, s, T0);
 	put("proc/diskstats", fmt, 2000, 1120, 2300, 10870, 1120, 2300, 10870, 200);
