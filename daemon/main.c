@@ -104,6 +104,8 @@ static int start_parts(const struct pw_options *opts, struct parts *p, char *err
 			return -1;
 		pw_watcher_record(p->watcher, p->recorder);
 	}
+	if (pw_watcher_probe(p->watcher, opts->procfs, opts->sysfs, opts->interval_ns) < 0)
+		return snprintf(err, n, "cannot set up the alert probes: out of memory"), -1;
 	if (pw_watcher_start(p->watcher) < 0 || pw_sampler_start(p->sampler) < 0 ||
 	    wait_first_sample(p->sampler) < 0)
 		return snprintf(err, n, "the sampler did not start"), -1;

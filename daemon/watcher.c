@@ -2,7 +2,9 @@
 #define _GNU_SOURCE /* pthread_setname_np */
 #include "watcher.h"
 
+#include "clock.h"
 #include "log.h"
+#include "probes.h"
 #include "recorder.h"
 #include "state_file.h"
 
@@ -46,8 +48,10 @@ struct pw_watcher {
 	uint64_t next_seq; /* the next publication to read */
 	struct error_reporter errors;
 	struct persistence state;
-	struct pw_recorder *recorder; /* the flight recorder, or NULL */
-	int wake_fd;                  /* the sampler's eventfd */
+	struct pw_recorder *recorder;           /* the flight recorder, or NULL */
+	struct pw_probes *probes;               /* NULL: alerts carry the detector's evidence only */
+	struct pw_alert active[PW_ALERT_COUNT]; /* scratch: what the probes look up for */
+	int wake_fd;                            /* the sampler's eventfd */
 	atomic_bool stop;
 	bool running;
 	pthread_t thread;
@@ -208,6 +212,28 @@ static void report_errors(struct error_reporter *rep, const struct pw_sample *s)
 	}
 }
 
+int pw_watcher_probe(struct pw_watcher *w, const char *procfs, const char *sysfs, int64_t interval_ns)
+{
+	/* Half an interval: when the thread catches up on several samples at once, one scan serves. */
+	struct pw_probes_config pc = {.procfs = procfs, .sysfs = sysfs, .min_gap_ns = interval_ns / 2};
+
+	pw_probes_free(w->probes);
+	w->probes = pw_probes_new(&pc);
+	return w->probes ? 0 : -ENOMEM;
+}
+
+/* After a sample was judged: look up what the active alerts need, and hand it to the transitions
+ * about to be logged. */
+static void probe(struct pw_watcher *w, size_t nevents)
+{
+	if (!w->probes)
+		return;
+	size_t n = pw_detector_active(w->detector, w->active, PW_ALERT_COUNT);
+	pw_probes_update(w->probes, w->active, n, w->sample, pw_mono_ns());
+	for (size_t i = 0; i < nevents && i < EVENTS_CAP; i++)
+		pw_probes_apply(w->probes, &w->events[i].alert);
+}
+
 /* Judge every sample published since the last pass, oldest first. */
 static void catch_up(struct pw_watcher *w)
 {
@@ -221,6 +247,7 @@ static void catch_up(struct pw_watcher *w)
 		}
 		pw_recorder_write(w->recorder, w->sample);
 		size_t n = pw_detector_observe(w->detector, w->sample, w->events, EVENTS_CAP);
+		probe(w, n);
 		for (size_t i = 0; i < n && i < EVENTS_CAP; i++)
 			log_event(&w->events[i]);
 		report_errors(&w->errors, w->sample);
@@ -228,6 +255,8 @@ static void catch_up(struct pw_watcher *w)
 		persist(w, w->sample->mono_ns);
 	}
 	pw_detector_snapshot(w->detector, &w->view);
+	for (uint32_t i = 0; w->probes && i < w->view.nalerts && i < PW_ALERT_COUNT; i++)
+		pw_probes_apply(w->probes, &w->view.alerts[i]);
 	pw_ring_publish(w->views, &w->view);
 }
 
@@ -289,6 +318,7 @@ void pw_watcher_free(struct pw_watcher *w)
 	if (w->wake_fd >= 0)
 		close(w->wake_fd);
 	pw_detector_free(w->detector);
+	pw_probes_free(w->probes);
 	pw_ring_free(w->views);
 	free(w->state.dir);
 	free(w->state.buf);

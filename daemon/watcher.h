@@ -21,6 +21,10 @@ struct pw_watcher *pw_watcher_new(struct pw_sampler *sampler, const struct pw_de
  * pw_watcher_start. */
 struct pw_recorder;
 void pw_watcher_record(struct pw_watcher *watcher, struct pw_recorder *recorder);
+/* Look up evidence the samples lack (lib/probes.h) under these roots while alerts are active, on
+ * the detector's thread; the published view and the logged events carry it. Call before
+ * pw_watcher_start. Returns 0 or -ENOMEM. */
+int pw_watcher_probe(struct pw_watcher *watcher, const char *procfs, const char *sysfs, int64_t interval_ns);
 
 int pw_watcher_start(struct pw_watcher *watcher);
 

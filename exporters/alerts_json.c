@@ -56,6 +56,82 @@ static uint32_t min_u32(uint32_t a, uint32_t b)
 	return a < b ? a : b;
 }
 
+/* ---- probed evidence (lib/probes.h): present with a status, figures null unless "ok" -------- */
+
+static json_t *probe_status(uint32_t status)
+{
+	static const char *const names[] = {"not_probed", "ok", "warming_up", "unavailable"};
+	return json_string(status < sizeof(names) / sizeof(names[0]) ? names[status] : "unknown");
+}
+
+/* A share of one CPU (1.0 = a whole CPU) in percent, when measured. */
+static json_t *cpu_percent(bool ok, float cpus)
+{
+	return ok ? pw_json_percent(cpus) : json_null();
+}
+
+static json_t *processes(struct build *b, const struct pw_ev_processes *ev)
+{
+	json_t *obj = json_object(), *top = json_array();
+	bool ok = ev->status == PW_PROBE_OK;
+
+	set(b, obj, "status", probe_status(ev->status));
+	set(b, obj, "window_seconds", ok ? pw_json_real(ev->window_s, 2) : json_null());
+	set(b, obj, "processes_scanned", json_integer(ev->scanned));
+	set(b, obj, "truncated", json_boolean(ev->truncated));
+	set(b, obj, "malformed_skipped", json_integer(ev->malformed));
+	set(b, obj, "system_cpus", ok ? pw_json_real(ev->system, 2) : json_null());
+	set(b, obj, "user_cpus", ok ? pw_json_real(ev->user, 2) : json_null());
+	set(b, obj, "host_busy_cpus", ok ? pw_json_real(ev->host_busy, 2) : json_null());
+	set(b, obj, "host_interrupt_cpus", ok ? pw_json_real(ev->host_handlers, 2) : json_null());
+	for (uint32_t i = 0; ok && i < min_u32(ev->n, PW_EV_PROCS); i++) {
+		json_t *proc = json_object();
+		set(b, proc, "pid", json_integer(ev->top[i].pid));
+		set(b, proc, "comm", pw_json_text(ev->top[i].comm, sizeof(ev->top[i].comm)));
+		set(b, proc, "system_percent_of_cpu", cpu_percent(ok, ev->top[i].system));
+		set(b, proc, "user_percent_of_cpu", cpu_percent(ok, ev->top[i].user));
+		push(b, top, proc);
+	}
+	set(b, obj, "top", top);
+	return obj;
+}
+
+static json_t *disks(struct build *b, const struct pw_ev_disks *ev)
+{
+	json_t *obj = json_object(), *top = json_array();
+	bool ok = ev->status == PW_PROBE_OK;
+
+	set(b, obj, "status", probe_status(ev->status));
+	set(b, obj, "malformed_skipped", json_integer(ev->malformed));
+	for (uint32_t i = 0; ok && i < min_u32(ev->n, PW_EV_DISKS); i++) {
+		json_t *disk = json_object();
+		set(b, disk, "name", pw_json_text(ev->top[i].name, sizeof(ev->top[i].name)));
+		set(b, disk, "utilization_percent", pw_json_percent(ev->top[i].utilization));
+		set(b, disk, "reads_per_second", pw_json_rate(ev->top[i].reads));
+		set(b, disk, "writes_per_second", pw_json_rate(ev->top[i].writes));
+		push(b, top, disk);
+	}
+	set(b, obj, "top", top);
+	return obj;
+}
+
+static json_t *u32_or_null(uint32_t v)
+{
+	return v == UINT32_MAX ? json_null() : json_integer(v);
+}
+
+static json_t *tunables(struct build *b, const struct pw_ev_governor *g)
+{
+	json_t *obj = json_object();
+	bool ok = g->status == PW_PROBE_OK;
+
+	set(b, obj, "status", probe_status(g->status));
+	set(b, obj, "up_threshold_percent", ok ? u32_or_null(g->up_threshold) : json_null());
+	set(b, obj, "sampling_rate_us", ok ? u32_or_null(g->sampling_rate_us) : json_null());
+	set(b, obj, "energy_performance_preference", ok ? pw_json_text(g->epp, sizeof(g->epp)) : json_null());
+	return obj;
+}
+
 /* ---- evidence, one function per rule --------------------------------------------------------- */
 
 /* irq, device, per_second, baseline_per_second of one interrupt line. */
@@ -112,10 +188,12 @@ static json_t *ev_interrupt_time(struct build *b, const struct pw_ev_interrupt_t
 	for (uint32_t i = 0; i < min_u32(ev->nlines, PW_EV_LINES); i++) {
 		json_t *line = json_object();
 		line_fields(b, line, &ev->lines[i]);
+		set(b, line, "smp_affinity_list", pw_json_text(ev->affinity[i], sizeof(ev->affinity[i])));
 		push(b, lines, line);
 	}
 	set(b, obj, "lines", lines);
 	set(b, obj, "softirqs", irq_softirqs(b, ev));
+	set(b, obj, "processes", processes(b, &ev->processes));
 	return obj;
 }
 
@@ -126,6 +204,7 @@ static json_t *ev_frequency(struct build *b, const struct pw_ev_frequency *ev)
 	set(b, obj, "busy_cpus", json_integer(ev->busy_cpus));
 	set(b, obj, "busy_average_percent_of_max", pw_json_percent(ev->busy_avg_ratio));
 	set(b, obj, "source", json_string(ev->from_time_in_state ? "time_in_state" : "scaling_cur_freq"));
+	set(b, obj, "reference", json_string(ev->reference_base ? "base_frequency" : "cpuinfo_max_freq"));
 	set(b, obj, "governor", pw_json_text(ev->governor, sizeof(ev->governor)));
 	set(b, obj, "driver", pw_json_text(ev->driver, sizeof(ev->driver)));
 	for (uint32_t i = 0; i < min_u32(ev->ncpus, PW_EV_FREQ_CPUS); i++) {
@@ -135,10 +214,12 @@ static json_t *ev_frequency(struct build *b, const struct pw_ev_frequency *ev)
 		set(b, cpu, "busy_percent", pw_json_percent(ev->cpus[i].busy));
 		set(b, cpu, "avg_mhz", pw_json_mhz(avg));
 		set(b, cpu, "max_mhz", pw_json_mhz(max));
+		set(b, cpu, "base_mhz", pw_json_mhz(ev->cpus[i].base_khz));
 		set(b, cpu, "percent_of_max", avg && max ? pw_json_percent((double)avg / max) : json_null());
 		push(b, cpus, cpu);
 	}
 	set(b, obj, "cpus", cpus);
+	set(b, obj, "tunables", tunables(b, &ev->tunables));
 	return obj;
 }
 
@@ -178,6 +259,7 @@ static json_t *ev_memory(struct build *b, const struct pw_ev_memory *ev)
 	set(b, obj, "pressure_memory_some_percent", psi_percent(ev->psi_memory_some));
 	set(b, obj, "pressure_io_some_percent", psi_percent(ev->psi_io_some));
 	set(b, obj, "procs_blocked", json_integer(ev->procs_blocked));
+	set(b, obj, "disks", disks(b, &ev->disks));
 	return obj;
 }
 
@@ -200,6 +282,7 @@ static json_t *ev_system_time(struct build *b, const struct pw_ev_system_time *e
 		push(b, cpus, cpu);
 	}
 	set(b, obj, "cpus", cpus);
+	set(b, obj, "processes", processes(b, &ev->processes));
 	return obj;
 }
 

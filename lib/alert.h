@@ -25,6 +25,65 @@ enum pw_severity { PW_SEVERITY_WARNING, PW_SEVERITY_CRITICAL };
 #define PW_EV_LINES 5
 #define PW_EV_SOFTIRQS 5
 
+#define PW_EV_PROCS 5
+#define PW_EV_DISKS 3
+#define PW_EV_COMM_MAX 32
+#define PW_EV_DISK_NAME_MAX 32
+#define PW_EV_AFFINITY_MAX 48
+#define PW_EV_EPP_MAX 32
+
+/* Evidence read from /proc and /sys by the daemon's probes (lib/probes.c) while an alert is active,
+ * not by the detector: the detector leaves these zeroed, which reads "not probed". */
+enum pw_probe_status {
+	PW_PROBE_NOT_RUN,     /* not looked at (yet) */
+	PW_PROBE_OK,          /* the figures below are measured */
+	PW_PROBE_WARMING,     /* first scan done: per-interval figures need the next one */
+	PW_PROBE_UNAVAILABLE, /* the source could not be read (no /proc/[pid], no diskstats) */
+};
+
+/* One process's CPU time over the probe window, in CPUs (1.0 = one CPU for the whole window). */
+struct pw_ev_process {
+	int32_t pid;
+	char comm[PW_EV_COMM_MAX];
+	float system, user;
+};
+
+/* Processes by CPU time over the probe window (bounded: at most pids_cap read per scan). */
+struct pw_ev_processes {
+	uint32_t status;     /* enum pw_probe_status */
+	bool truncated;      /* more pids existed than the scan may read */
+	uint32_t scanned;    /* processes read in the last scan */
+	uint32_t malformed;  /* stat files that did not parse (skipped; a vanished process is not one) */
+	float window_s;      /* between the two scans compared */
+	float system, user;  /* all processes read, in CPUs */
+	float host_busy;     /* the host's busy time (not idle, not iowait), in CPUs, last sample */
+	float host_handlers; /* the host's irq + softirq time, in CPUs, last sample */
+	uint32_t n;
+	struct pw_ev_process top[PW_EV_PROCS];
+};
+
+/* A block device over the probe window. */
+struct pw_ev_disk {
+	char name[PW_EV_DISK_NAME_MAX];
+	float utilization;   /* io_ticks delta / window, 0..1 */
+	float reads, writes; /* completed per second */
+};
+
+struct pw_ev_disks {
+	uint32_t status;    /* enum pw_probe_status */
+	uint32_t malformed; /* diskstats lines that did not parse (skipped) */
+	uint32_t n;         /* busiest first; partitions, loop and ram devices left out */
+	struct pw_ev_disk top[PW_EV_DISKS];
+};
+
+/* The frequency governor's tunables (sysfs), UINT32_MAX / "" when the file is absent. */
+struct pw_ev_governor {
+	uint32_t status;       /* enum pw_probe_status */
+	uint32_t up_threshold; /* percent busy before ondemand/conservative go up */
+	uint32_t sampling_rate_us;
+	char epp[PW_EV_EPP_MAX]; /* energy_performance_preference of the first busy CPU */
+};
+
 struct pw_ev_line {
 	char irq[PW_IRQ_NAME_MAX];
 	char device[PW_IRQ_DEVICE_MAX];
@@ -47,6 +106,9 @@ struct pw_ev_interrupt_time {
 		uint32_t type;
 		float rate, baseline;
 	} softirqs[PW_EV_SOFTIRQS];
+	/* Probed: /proc/irq/N/smp_affinity_list of lines[i] ("" unknown, e.g. arch lines like LOC). */
+	char affinity[PW_EV_LINES][PW_EV_AFFINITY_MAX];
+	struct pw_ev_processes processes; /* by user + system: how little of the time they explain */
 };
 
 /* CpuFrequencyLow: the busy CPUs and their interval-average frequency. */
@@ -54,6 +116,7 @@ struct pw_ev_frequency {
 	uint32_t busy_cpus;
 	float busy_avg_ratio; /* mean avg/max frequency over busy CPUs */
 	bool from_time_in_state;
+	bool reference_base; /* some CPU was compared with its base_frequency (intel_pstate), not max */
 	char governor[PW_CPUFREQ_NAME_MAX];
 	char driver[PW_CPUFREQ_NAME_MAX];
 	uint32_t ncpus;
@@ -61,7 +124,9 @@ struct pw_ev_frequency {
 		uint32_t cpu;
 		float busy;
 		uint32_t avg_khz, max_khz;
+		uint32_t base_khz; /* the reference when not 0; else max_khz */
 	} cpus[PW_EV_FREQ_CPUS];
+	struct pw_ev_governor tunables; /* probed */
 };
 
 /* InterruptRateDrop: which rate collapsed, from what, since when. */
@@ -83,6 +148,7 @@ struct pw_ev_memory {
 	uint64_t mem_total_kb, mem_available_kb, mem_free_kb, cached_kb, swap_total_kb, swap_free_kb;
 	uint32_t psi_memory_some, psi_io_some; /* avg10, hundredths of a percent; UINT32_MAX unknown */
 	uint32_t procs_blocked;
+	struct pw_ev_disks disks; /* probed */
 };
 
 /* SystemTimeHigh: kernel time against user time, and the scheduler's view. */
@@ -95,6 +161,7 @@ struct pw_ev_system_time {
 		uint32_t cpu;
 		float system, user;
 	} cpus[PW_EV_CPUS];
+	struct pw_ev_processes processes; /* probed: by system time */
 };
 
 /* StealHigh: the hypervisor took the time. */

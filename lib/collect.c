@@ -24,8 +24,8 @@ struct source_file {
 };
 
 struct cpufreq_files {
-	int cur_fd, stats_fd, governor_fd; /* -1 when absent */
-	uint32_t min_khz, max_khz;         /* read at rescan: they do not change while online */
+	int cur_fd, stats_fd, governor_fd;   /* -1 when absent */
+	uint32_t min_khz, max_khz, base_khz; /* read at rescan: they do not change while online */
 	char driver[PW_CPUFREQ_NAME_MAX];
 };
 
@@ -115,7 +115,7 @@ static void cpufreq_rescan(struct pw_collector *c, uint32_t cpu)
 		return;
 	f->stats_fd = open_cpu_file(c, cpu, "stats/time_in_state");
 	f->governor_fd = open_cpu_file(c, cpu, "scaling_governor");
-	f->min_khz = f->max_khz = 0;
+	f->min_khz = f->max_khz = f->base_khz = 0;
 	f->driver[0] = '\0';
 	snprintf(path, sizeof(path), "cpu%u/cpufreq/cpuinfo_min_freq", cpu);
 	if (read_small(c, path) == 0 && pw_sysfs_parse_u64(c->small.data, c->small.len, &value) == 0)
@@ -123,6 +123,12 @@ static void cpufreq_rescan(struct pw_collector *c, uint32_t cpu)
 	snprintf(path, sizeof(path), "cpu%u/cpufreq/cpuinfo_max_freq", cpu);
 	if (read_small(c, path) == 0 && pw_sysfs_parse_u64(c->small.data, c->small.len, &value) == 0)
 		f->max_khz = (uint32_t)value;
+	/* intel_pstate's cpuinfo_max_freq is the single-core turbo; base_frequency is what every core
+	 * is guaranteed, the fair reference for "low" (CpuFrequencyLow). Other drivers lack it. */
+	snprintf(path, sizeof(path), "cpu%u/cpufreq/base_frequency", cpu);
+	if (read_small(c, path) == 0 && pw_sysfs_parse_u64(c->small.data, c->small.len, &value) == 0 &&
+	    value <= UINT32_MAX)
+		f->base_khz = (uint32_t)value;
 	snprintf(path, sizeof(path), "cpu%u/cpufreq/scaling_driver", cpu);
 	if (read_small(c, path) == 0)
 		pw_sysfs_parse_word(c->small.data, c->small.len, f->driver, sizeof(f->driver));
@@ -279,6 +285,7 @@ static int read_cpu_freq(struct pw_collector *c, uint32_t cpu, struct pw_cpu_sam
 	out->cur_khz = (uint32_t)khz;
 	out->min_khz = f->min_khz;
 	out->max_khz = f->max_khz;
+	out->base_khz = f->base_khz;
 	memcpy(out->driver, f->driver, sizeof(out->driver));
 	out->freq_flags = PW_FREQ_HAS_CPUFREQ;
 	if (f->governor_fd >= 0) {

@@ -231,7 +231,15 @@ static double cpu_busy(const struct pw_cpu_sample *cpu)
 	return 1.0 - cpu->share[PW_MODE_IDLE] - cpu->share[PW_MODE_IOWAIT];
 }
 
-/* Busy CPUs with an interval-average frequency; their mean ratio and the lowest. */
+/* What "full speed" is for a CPU: intel_pstate's cpuinfo_max_freq is the single-core turbo, which
+ * a busy host at all-core turbo never reaches, so its base_frequency (guaranteed on every core) is
+ * the reference when it exists; elsewhere the maximum. */
+static uint32_t freq_reference(const struct pw_cpu_sample *c)
+{
+	return c->base_khz > 0 && c->base_khz < c->max_khz ? c->base_khz : c->max_khz;
+}
+
+/* Busy CPUs with an interval-average frequency; their mean ratio (to the reference) and the lowest. */
 static void frequency_figures(const struct pw_detector *d, const struct pw_sample *s,
                               struct pw_ev_frequency *ev, double *ret_min_ratio)
 {
@@ -248,10 +256,12 @@ static void frequency_figures(const struct pw_detector *d, const struct pw_sampl
 		if (!measured || cpu_busy(c) < d->config.busy_share)
 			continue; /* an idle CPU at low frequency is the governor doing its job */
 		/* In double: the float ratio of 1.7 / 2.0 GHz is 0.85000002, just above a 0.85 threshold. */
-		double ratio = (double)c->avg_khz / c->max_khz;
+		double ratio = (double)c->avg_khz / freq_reference(c);
+		ratio = ratio > 1.0 ? 1.0 : ratio; /* above the reference (turbo) is full speed, not more */
 		sum += ratio;
 		min = ratio < min ? ratio : min;
 		ev->from_time_in_state &= (c->freq_flags & PW_FREQ_AVG_FROM_STATS) != 0;
+		ev->reference_base |= freq_reference(c) != c->max_khz;
 		if (ev->busy_cpus++ == 0) {
 			snprintf(ev->governor, sizeof(ev->governor), "%s", c->governor);
 			snprintf(ev->driver, sizeof(ev->driver), "%s", c->driver);
@@ -261,6 +271,7 @@ static void frequency_figures(const struct pw_detector *d, const struct pw_sampl
 			ev->cpus[ev->ncpus].busy = (float)cpu_busy(c);
 			ev->cpus[ev->ncpus].avg_khz = c->avg_khz;
 			ev->cpus[ev->ncpus].max_khz = c->max_khz;
+			ev->cpus[ev->ncpus].base_khz = freq_reference(c) == c->max_khz ? 0 : c->base_khz;
 			ev->ncpus++;
 		}
 	}
@@ -278,25 +289,26 @@ static bool cpu_frequency_low(const struct pw_detector *d, const struct pw_now *
 	frequency_figures(d, now->sample, ev, &min_ratio);
 	if (ev->busy_cpus == 0 || min_ratio > rc->threshold)
 		return false;
+	const char *reference = ev->reference_base ? "base" : "maximum";
 	a->value = min_ratio;
 	a->baseline = 1.0;
 	a->spread = 0;
 	a->severity = severity_below(min_ratio, rc->critical);
 	set_text(a, "the host");
 	snprintf(a->summary, sizeof(a->summary),
-	         "%u busy CPU%s run at %.0f%% of their maximum frequency on average (lowest %.0f%%, governor "
+	         "%u busy CPU%s run at %.0f%% of their %s frequency on average (lowest %.0f%%, governor "
 	         "%s)",
-	         ev->busy_cpus, ev->busy_cpus == 1 ? "" : "s", PCT(ev->busy_avg_ratio), PCT(min_ratio),
-	         ev->governor[0] ? ev->governor : "unknown");
+	         ev->busy_cpus, ev->busy_cpus == 1 ? "" : "s", PCT(ev->busy_avg_ratio), reference,
+	         PCT(min_ratio), ev->governor[0] ? ev->governor : "unknown");
 	snprintf(a->description, sizeof(a->description),
 	         "%u CPUs are at least %.0f%% busy, yet over the last interval they averaged %.0f%% of their "
-	         "maximum frequency (%s), the slowest %.0f%%. Driver %s, governor %s. The %s governor raises "
+	         "%s frequency (%s), the slowest %.0f%%. Driver %s, governor %s. The %s governor raises "
 	         "the "
 	         "frequency only past its up_threshold, so a steadily busy CPU can stay below maximum. Users "
 	         "fix "
 	         "this with the performance governor (cpupower frequency-set -g performance) or a lower "
 	         "ondemand up_threshold.",
-	         ev->busy_cpus, PCT(d->config.busy_share), PCT(ev->busy_avg_ratio),
+	         ev->busy_cpus, PCT(d->config.busy_share), PCT(ev->busy_avg_ratio), reference,
 	         ev->from_time_in_state ? "average from cpufreq time_in_state"
 	                                : "from scaling_cur_freq readings",
 	         PCT(min_ratio), ev->driver[0] ? ev->driver : "unknown",

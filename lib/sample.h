@@ -37,7 +37,9 @@ struct pw_cpu_sample {
 	uint64_t interrupts;                /* /proc/interrupts column sum */
 	struct pw_time_in_state tis;        /* stats/time_in_state sums */
 	uint32_t cur_khz, min_khz, max_khz; /* scaling_cur_freq, cpuinfo_{min,max}_freq */
-	uint32_t freq_flags;                /* PW_FREQ_* */
+	uint32_t
+	        base_khz; /* cpufreq/base_frequency (intel_pstate: the all-core guaranteed speed); 0 absent */
+	uint32_t freq_flags; /* PW_FREQ_* */
 	char governor[PW_CPUFREQ_NAME_MAX];
 	char driver[PW_CPUFREQ_NAME_MAX];
 	bool online;                     /* listed in devices/system/cpu/online (or in /proc/stat) */

@@ -165,9 +165,10 @@ HugePages_Total HugePages_Free HugePages_Rsvd HugePages_Surp Hugepagesize Hugetl
 DirectMap2M DirectMap1G
 """.split()
 
-MERGE_KEYS = ("irqs", "softirqs", "vmstat", "meminfo", "psi")
+MERGE_KEYS = ("irqs", "softirqs", "vmstat", "meminfo", "psi", "procs", "disks")
 REPLACE_KEYS = ("cpu", "freq", "ctxt", "forks", "procs_running", "procs_blocked", "loadavg", "governor")
-PHASE_KEYS = set(MERGE_KEYS) | set(REPLACE_KEYS) | {"name", "duration", "events", "expect", "alerts", "note"}
+PHASE_KEYS = set(MERGE_KEYS) | set(REPLACE_KEYS) | {"name", "duration", "events", "expect", "alerts", "evidence",
+                                                     "note"}
 RESET_GROUPS = ("cpu", "interrupts", "softirqs", "stat", "vmstat", "cpufreq", "pressure")
 SPECS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "specs")
 
@@ -352,8 +353,10 @@ def normalize(spec):
             if e.get("type") == "add_irq":
                 check_line(e.get("line", {}), host["ncpu"])
                 names |= {str(e["line"]["irq"]), e["line"]["device"]}
+    procs = {p["comm"] for p in host["procs"]} | {str(p["pid"]) for p in host["procs"]}
+    disks = {d["name"] for d in host["disks"]}
     for i, p in enumerate(phases):
-        check_phase(p, "phase %d (%s)" % (i, p.get("name")), host["ncpu"], names)
+        check_phase(p, "phase %d (%s)" % (i, p.get("name")), host["ncpu"], names, procs, disks)
     return spec
 
 
@@ -367,6 +370,17 @@ def normalize_host(host):
         host.setdefault(key, value)
     for res in PSI_RESOURCES:
         host["pressure"].setdefault(res, True)
+    # Processes (/proc/PID/stat) and disks (/proc/diskstats), written only when the host has them:
+    # the evidence perfwatchd's probes look up while an alert is active.
+    for i, proc in enumerate(host.setdefault("procs", [])):
+        if not isinstance(proc.get("pid"), int) or proc["pid"] < 1 or not isinstance(proc.get("comm"), str):
+            raise SpecError("host.procs[%d]: needs a pid > 0 and a comm" % i)
+        proc.setdefault("start", 1000 + 10 * i)
+    for i, disk in enumerate(host.setdefault("disks", [])):
+        if not isinstance(disk.get("name"), str) or not disk["name"]:
+            raise SpecError("host.disks[%d]: needs a name" % i)
+        disk.setdefault("major", 8)
+        disk.setdefault("minor", 16 * i)
     seen = set()
     for line in host["irqs"]:
         check_line(line, ncpu)
@@ -393,14 +407,15 @@ def normalize_host(host):
     return host
 
 
-def check_phase(p, where, ncpu, irq_names):
+def check_phase(p, where, ncpu, irq_names, proc_names=(), disk_names=()):
     if not p.get("name") or not is_number(p.get("duration")) or p["duration"] <= 0:
         raise SpecError("%s: needs a name and a duration > 0" % where)
     unknown = set(p) - PHASE_KEYS
     if unknown:
         raise SpecError("%s: unknown keys %s" % (where, ", ".join(sorted(unknown))))
     for key, known in (("irqs", irq_names | set(ARCH_NAMES)), ("softirqs", SOFTIRQS), ("vmstat", VMSTAT_KEYS),
-                       ("meminfo", MEMINFO_KEYS), ("psi", PSI_RESOURCES)):
+                       ("meminfo", MEMINFO_KEYS), ("psi", PSI_RESOURCES), ("procs", proc_names),
+                       ("disks", disk_names)):
         for name in p.get(key) or {}:
             if name not in known:
                 raise SpecError("%s: %s has no %r" % (where, key, name))
@@ -546,6 +561,8 @@ class State:
         self.loadavg = None
         self.mem = {}        # explicit meminfo levels, kB
         self.governor = {}
+        self.procs = {}      # pid -> {"user": pct of a CPU, "system": pct}
+        self.disks = {}      # name -> {"util": pct, "reads": /s, "writes": /s}
 
 
 class Model:
@@ -573,6 +590,8 @@ class Model:
         self.tis = [dict.fromkeys(self.states, 0.0) for _ in range(n)]
         self.trans = [0.0] * n
         self.cur_khz = [self.states[0] if self.states else 0] * n
+        self.procs = {p["pid"]: {"utime": 0.0, "stime": 0.0} for p in h["procs"]}
+        self.disks = {d["name"]: {"reads": 0.0, "writes": 0.0, "io_ticks": 0.0} for d in h["disks"]}
         self.psi_total = {r: {"some": 0.0, "full": 0.0} for r in PSI_RESOURCES}
         self.psi_avg = {r: {"some": [0.0] * 3, "full": [0.0] * 3} for r in PSI_RESOURCES}
         self.load = [0.0, 0.0, 0.0]
@@ -647,6 +666,12 @@ class Model:
         st.blocked = int(round(ph.get("procs_blocked") or 0))
         st.loadavg = ph.get("loadavg")
         st.mem = {k: float(v) for k, v in (ph.get("meminfo") or {}).items()}
+        procs = ph.get("procs") or {}
+        for proc in self.host["procs"]:
+            rates = procs.get(proc["comm"]) or procs.get(str(proc["pid"])) or {}
+            st.procs[proc["pid"]] = {m: float(rates.get(m, 0)) for m in ("user", "system")}
+        for name, rates in (ph.get("disks") or {}).items():
+            st.disks[name] = {m: float(rates.get(m, 0)) for m in ("util", "reads", "writes")}
         gov = ph.get("governor")
         for cpu in range(self.ncpu):
             st.governor[cpu] = pick(gov, cpu) if gov else self.governor[cpu]
@@ -747,6 +772,14 @@ class Model:
                 self.soft[t_name][cpu] += r * dt
         self.ctxt += st.ctxt * dt
         self.processes += st.forks * dt
+        for pid, rates in st.procs.items():
+            self.procs[pid]["utime"] += rates["user"] / 100.0 * hz * dt
+            self.procs[pid]["stime"] += rates["system"] / 100.0 * hz * dt
+        for name, rates in st.disks.items():
+            d = self.disks[name]
+            d["io_ticks"] += min(rates["util"], 100.0) / 100.0 * 1000.0 * dt
+            d["reads"] += rates["reads"] * dt
+            d["writes"] += rates["writes"] * dt
         for k, r in st.vm.items():
             self.vm[k] += r * dt
         for cpu, res in st.freq.items():
@@ -986,7 +1019,29 @@ class Model:
             if text is not None:
                 files["proc/pressure/" + res] = text
         self.render_sys(files)
+        self.render_evidence(files)
         return {k: v.encode() for k, v in files.items() if k not in self.removed}
+
+    def render_evidence(self, files):
+        """What perfwatchd's alert probes read: /proc/PID/stat (fs/proc/array.c, 52 fields),
+        /proc/irq/N/smp_affinity_list, /proc/diskstats (17 fields, as since 5.5)."""
+        for proc in self.host["procs"]:
+            t = self.procs[proc["pid"]]
+            files["proc/%d/stat" % proc["pid"]] = (
+                "%d (%s) R 1 %d %d 0 -1 4194560 1200 0 0 0 %d %d 0 0 20 0 1 0 %d 12345678 900 "
+                "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+                % (proc["pid"], proc["comm"], proc["pid"], proc["pid"], int(t["utime"]), int(t["stime"]),
+                   proc["start"]))
+        for line in self.lines:
+            files["proc/irq/%d/smp_affinity_list" % line.irq] = cpulist(sorted(line.weights)) + "\n"
+        if self.host["disks"]:
+            out = []
+            for disk in self.host["disks"]:
+                d = self.disks[disk["name"]]
+                out.append("%4d %7d %s %d 0 %d 0 %d 0 %d 0 0 %d %d 0 0 0 0 0 0\n"
+                           % (disk["major"], disk["minor"], disk["name"], int(d["reads"]), int(d["reads"]) * 8,
+                              int(d["writes"]), int(d["writes"]) * 8, int(d["io_ticks"]), int(d["io_ticks"])))
+            files["proc/diskstats"] = "".join(out)
 
     def render_stat(self):
         cells = [[int(self.ticks[c][m]) for m in MODES] for c in range(self.ncpu)]
@@ -1167,6 +1222,10 @@ class Model:
             files[pol + "scaling_governor"] = "%s\n" % st.governor[cpu]
             files[pol + "scaling_max_freq"] = "%d\n" % states[0]
             files[pol + "scaling_min_freq"] = "%d\n" % states[-1]
+            if freq.get("base_khz"):  # intel_pstate: the all-core guaranteed frequency
+                files[pol + "base_frequency"] = "%d\n" % freq["base_khz"]
+            if freq.get("epp"):
+                files[pol + "energy_performance_preference"] = freq["epp"] + "\n"
             if freq["stats"]:
                 files[pol + "stats/time_in_state"] = "".join(
                     "%d %d\n" % (s, int(self.tis[cpu][s])) for s in states)

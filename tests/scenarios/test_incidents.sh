@@ -15,8 +15,10 @@ scenarios=(
 	incident1_irq_time:1cpu incident1_irq_time:4cpu incident2_ondemand:ondemand incident3_irq_drop:4k
 	incident3_irq_drop:2k incident4_swapping incident5_lock_contention
 	incident2_ondemand:performance incident2_ondemand:idle traps:user_ramp traps:irq_spike
-	traps:cpu_hotplug traps:pressure_io_gone traps:new_irq traps:counter_reset
+	traps:cpu_hotplug traps:pressure_io_gone traps:new_irq traps:counter_reset traps:intel_turbo
 )
+# PW_SCENARIOS="spec[:variant] ..." runs only those (while working on one).
+[ -z "${PW_SCENARIOS:-}" ] || read -ra scenarios <<<"$PW_SCENARIOS"
 
 declare -A driver_pid daemon_pid judge_pid
 start() {

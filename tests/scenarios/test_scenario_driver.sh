@@ -57,6 +57,7 @@ scenarios=(
 	"t-psi-gone|traps:pressure_io_gone|"
 	"t-new-irq|traps:new_irq|"
 	"t-reset|traps:counter_reset|"
+	"t-intel-turbo|traps:intel_turbo|"
 	"json-vm-build|vm_build_job|"
 )
 

@@ -66,6 +66,18 @@ static void fill_interrupt_time(struct pw_alert *a)
 	ev->softirqs[1].type = PW_SOFTIRQ_TIMER;
 	ev->softirqs[1].rate = 90.25f;
 	ev->softirqs[1].baseline = 88;
+	snprintf(ev->affinity[0], sizeof(ev->affinity[0]), "0-3");
+	/* affinity[1] empty: LOC has no /proc/irq entry */
+	ev->processes = (struct pw_ev_processes){.status = PW_PROBE_OK,
+	                                         .scanned = 212,
+	                                         .window_s = 1.004f,
+	                                         .system = 0.0312f,
+	                                         .user = 0.0405f,
+	                                         .host_busy = 0.3125f,
+	                                         .host_handlers = 0.2334f,
+	                                         .n = 1};
+	ev->processes.top[0] =
+	        (struct pw_ev_process){.pid = 811, .comm = "asterisk", .system = 0.021f, .user = 0.034f};
 }
 
 static void fill_frequency(struct pw_alert *a)
@@ -90,6 +102,8 @@ static void fill_frequency(struct pw_alert *a)
 	ev->cpus[1].busy = 0.55f;
 	ev->cpus[1].avg_khz = 1860000;
 	ev->cpus[1].max_khz = 3000000;
+	ev->tunables = (struct pw_ev_governor){
+	        .status = PW_PROBE_OK, .up_threshold = 95, .sampling_rate_us = UINT32_MAX, .epp = ""};
 }
 
 static void fill_rate_drop(struct pw_alert *a)
@@ -138,6 +152,12 @@ static void fill_swapping(struct pw_alert *a)
 	a->baseline = 0.04;
 	a->spread = 0.5;
 	fill_memory(&a->evidence.memory);
+	struct pw_ev_disks *d = &a->evidence.memory.disks;
+	d->status = PW_PROBE_OK;
+	d->n = 2;
+	d->top[0] =
+	        (struct pw_ev_disk){.name = "sda", .utilization = 0.866f, .reads = 120.44f, .writes = 310.5f};
+	d->top[1] = (struct pw_ev_disk){.name = "sdb", .utilization = 0.1f, .reads = 2, .writes = 0};
 }
 
 static void fill_iowait(struct pw_alert *a)
@@ -147,6 +167,7 @@ static void fill_iowait(struct pw_alert *a)
 	a->baseline = 0.011;
 	a->spread = 0.01;
 	fill_memory(&a->evidence.memory);
+	a->evidence.memory.disks.status = PW_PROBE_WARMING; /* first scan: no interval yet */
 }
 
 static void fill_system_time(struct pw_alert *a)
@@ -171,6 +192,19 @@ static void fill_system_time(struct pw_alert *a)
 	ev->cpus[1].cpu = 0;
 	ev->cpus[1].system = 0.8f;
 	ev->cpus[1].user = 0.1f;
+	ev->processes = (struct pw_ev_processes){.status = PW_PROBE_OK,
+	                                         .truncated = true,
+	                                         .scanned = 4096,
+	                                         .window_s = 0.998f,
+	                                         .system = 5.68f,
+	                                         .user = 0.72f,
+	                                         .host_busy = 6.4f,
+	                                         .host_handlers = 0.01f,
+	                                         .n = 2};
+	ev->processes.top[0] =
+	        (struct pw_ev_process){.pid = 4242, .comm = "a) (b", .system = 0.953f, .user = 0.012f};
+	ev->processes.top[1] =
+	        (struct pw_ev_process){.pid = 4243, .comm = "reader", .system = 0.9f, .user = 0.01f};
 }
 
 static void fill_steal(struct pw_alert *a)
@@ -322,8 +356,20 @@ START_TEST(test_interrupt_time)
 
 	ASSERT_KEYS(root, "alerts.0.evidence", "host_irq_percent", "host_softirq_percent",
 	            "host_baseline_percent", "interrupts_per_second", "interrupts_baseline_per_second",
-	            "cpus", "lines", "softirqs");
+	            "cpus", "lines", "softirqs", "processes");
 	pw_assert_json_number(root, "alerts.0.evidence.host_irq_percent", 2.1);
+	pw_assert_json_string(root, "alerts.0.evidence.lines.0.smp_affinity_list", "0-3");
+	pw_assert_json_null(root, "alerts.0.evidence.lines.1.smp_affinity_list");
+	ASSERT_KEYS(root, "alerts.0.evidence.processes", "status", "window_seconds", "processes_scanned",
+	            "truncated", "malformed_skipped", "system_cpus", "user_cpus", "host_busy_cpus",
+	            "host_interrupt_cpus", "top");
+	ASSERT_KEYS(root, "alerts.3.evidence.disks", "status", "malformed_skipped", "top");
+	pw_assert_json_string(root, "alerts.0.evidence.processes.status", "ok");
+	pw_assert_json_number(root, "alerts.0.evidence.processes.system_cpus", 0.03);
+	pw_assert_json_number(root, "alerts.0.evidence.processes.user_cpus", 0.04);
+	pw_assert_json_number(root, "alerts.0.evidence.processes.host_interrupt_cpus", 0.23);
+	pw_assert_json_number(root, "alerts.0.evidence.processes.host_busy_cpus", 0.31);
+	pw_assert_json_string(root, "alerts.0.evidence.processes.top.0.comm", "asterisk");
 	pw_assert_json_number(root, "alerts.0.evidence.host_softirq_percent",
 	                      3.4); /* 0.0345f is 0.034499999 */
 	pw_assert_json_number(root, "alerts.0.evidence.host_baseline_percent", 0.4);
@@ -336,7 +382,8 @@ START_TEST(test_interrupt_time)
 	pw_assert_json_number(root, "alerts.0.evidence.cpus.0.irq_percent", 5.0);
 	pw_assert_json_number(root, "alerts.0.evidence.cpus.0.softirq_percent", 18.4);
 	pw_assert_json_number(root, "alerts.0.evidence.cpus.0.baseline_percent", 1.2);
-	ASSERT_KEYS(root, "alerts.0.evidence.lines.0", "irq", "device", "per_second", "baseline_per_second");
+	ASSERT_KEYS(root, "alerts.0.evidence.lines.0", "irq", "device", "per_second", "baseline_per_second",
+	            "smp_affinity_list");
 	pw_assert_json_string(root, "alerts.0.evidence.lines.0.irq", "41");
 	pw_assert_json_string(root, "alerts.0.evidence.lines.0.device", "eth0-rx-0");
 	pw_assert_json_number(root, "alerts.0.evidence.lines.0.per_second", 9000);
@@ -358,14 +405,22 @@ START_TEST(test_frequency)
 	json_t *root = render_parsed(v, NULL);
 
 	ASSERT_KEYS(root, "alerts.1.evidence", "busy_cpus", "busy_average_percent_of_max", "source",
-	            "governor", "driver", "cpus");
+	            "reference", "governor", "driver", "cpus", "tunables");
+	ASSERT_KEYS(root, "alerts.1.evidence.tunables", "status", "up_threshold_percent", "sampling_rate_us",
+	            "energy_performance_preference");
+	pw_assert_json_string(root, "alerts.1.evidence.tunables.status", "ok");
+	pw_assert_json_number(root, "alerts.1.evidence.tunables.up_threshold_percent", 95);
+	pw_assert_json_null(root, "alerts.1.evidence.tunables.sampling_rate_us"); /* absent file */
+	pw_assert_json_null(root, "alerts.1.evidence.tunables.energy_performance_preference");
+	pw_assert_json_string(root, "alerts.1.evidence.reference", "cpuinfo_max_freq");
 	pw_assert_json_number(root, "alerts.1.evidence.busy_cpus", 2);
 	pw_assert_json_number(root, "alerts.1.evidence.busy_average_percent_of_max", 65.5);
 	pw_assert_json_string(root, "alerts.1.evidence.source", "scaling_cur_freq");
 	pw_assert_json_string(root, "alerts.1.evidence.governor", "ondemand");
 	pw_assert_json_string(root, "alerts.1.evidence.driver", "acpi-cpufreq");
-	ASSERT_KEYS(root, "alerts.1.evidence.cpus.0", "cpu", "busy_percent", "avg_mhz", "max_mhz",
+	ASSERT_KEYS(root, "alerts.1.evidence.cpus.0", "cpu", "busy_percent", "avg_mhz", "max_mhz", "base_mhz",
 	            "percent_of_max");
+	pw_assert_json_null(root, "alerts.1.evidence.cpus.0.base_mhz");
 	pw_assert_json_number(root, "alerts.1.evidence.cpus.0.busy_percent", 91.0);
 	pw_assert_json_number(root, "alerts.1.evidence.cpus.0.avg_mhz", 2000);
 	ck_assert(json_is_integer(pw_json_at(root, "alerts.1.evidence.cpus.0.avg_mhz")));
@@ -383,6 +438,14 @@ START_TEST(test_frequency)
 	pw_assert_json_null(root, "alerts.1.evidence.governor");
 	pw_assert_json_null(root, "alerts.1.evidence.cpus.1.max_mhz");
 	pw_assert_json_null(root, "alerts.1.evidence.cpus.1.percent_of_max");
+	json_decref(root);
+
+	/* intel_pstate: compared with base_frequency. */
+	v->alerts[1].evidence.frequency.reference_base = true;
+	v->alerts[1].evidence.frequency.cpus[0].base_khz = 2900000;
+	root = render_parsed(v, NULL);
+	pw_assert_json_string(root, "alerts.1.evidence.reference", "base_frequency");
+	pw_assert_json_number(root, "alerts.1.evidence.cpus.0.base_mhz", 2900);
 	json_decref(root);
 	free(v);
 }
@@ -430,8 +493,18 @@ START_TEST(test_memory)
 		            "refaults_per_second", "iowait_percent", "iowait_baseline_percent",
 		            "memory_total_mib", "memory_available_mib", "memory_free_mib", "page_cache_mib",
 		            "swap_total_mib", "swap_free_mib", "pressure_memory_some_percent",
-		            "pressure_io_some_percent", "procs_blocked");
+		            "pressure_io_some_percent", "procs_blocked", "disks");
 	}
+	ASSERT_KEYS(root, "alerts.3.evidence.disks.top.0", "name", "utilization_percent", "reads_per_second",
+	            "writes_per_second");
+	pw_assert_json_string(root, "alerts.3.evidence.disks.status", "ok");
+	pw_assert_json_string(root, "alerts.3.evidence.disks.top.0.name", "sda");
+	pw_assert_json_number(root, "alerts.3.evidence.disks.top.0.utilization_percent", 86.6);
+	pw_assert_json_number(root, "alerts.3.evidence.disks.top.0.reads_per_second", 120);
+	pw_assert_json_number(root, "alerts.3.evidence.disks.top.0.writes_per_second", 311);
+	pw_assert_json_string(root, "alerts.3.evidence.disks.top.1.name", "sdb");
+	pw_assert_json_string(root, "alerts.4.evidence.disks.status", "warming_up");
+	ck_assert_uint_eq(json_array_size(pw_json_at(root, "alerts.4.evidence.disks.top")), 0);
 	pw_assert_json_number(root, "alerts.3.evidence.swap_out_pages_per_second", 250);
 	pw_assert_json_number(root, "alerts.3.evidence.swap_out_baseline_pages_per_second", 0.0);
 	pw_assert_json_number(root, "alerts.3.evidence.swap_in_pages_per_second", 80.1);
@@ -467,7 +540,17 @@ START_TEST(test_system_time_steal)
 
 	ASSERT_KEYS(root, "alerts.5.evidence", "system_percent", "user_percent", "system_baseline_percent",
 	            "context_switches_per_second", "context_switches_baseline_per_second", "run_queue",
-	            "run_queue_baseline", "cpus");
+	            "run_queue_baseline", "cpus", "processes");
+	pw_assert_json_string(root, "alerts.5.evidence.processes.status", "ok");
+	ck_assert(json_is_true(pw_json_at(root, "alerts.5.evidence.processes.truncated")));
+	pw_assert_json_number(root, "alerts.5.evidence.processes.processes_scanned", 4096);
+	ASSERT_KEYS(root, "alerts.5.evidence.processes.top.0", "pid", "comm", "system_percent_of_cpu",
+	            "user_percent_of_cpu");
+	pw_assert_json_number(root, "alerts.5.evidence.processes.top.0.pid", 4242);
+	pw_assert_json_string(root, "alerts.5.evidence.processes.top.0.comm", "a) (b");
+	pw_assert_json_number(root, "alerts.5.evidence.processes.top.0.system_percent_of_cpu", 95.3);
+	pw_assert_json_number(root, "alerts.5.evidence.processes.top.0.user_percent_of_cpu", 1.2);
+	pw_assert_json_string(root, "alerts.5.evidence.processes.top.1.comm", "reader");
 	pw_assert_json_number(root, "alerts.5.evidence.system_percent", 71.0);
 	pw_assert_json_number(root, "alerts.5.evidence.user_percent", 9.0);
 	pw_assert_json_number(root, "alerts.5.evidence.system_baseline_percent", 8.0);
@@ -480,6 +563,14 @@ START_TEST(test_system_time_steal)
 	pw_assert_json_number(root, "alerts.5.evidence.cpus.0.system_percent", 90.0);
 	pw_assert_json_number(root, "alerts.5.evidence.cpus.1.user_percent", 10.0);
 	ASSERT_KEYS(root, "alerts.6.evidence", "steal_percent", "steal_baseline_percent");
+	json_decref(root);
+
+	/* Not probed (the detector's own copy, or a replay): a status, no figures. */
+	memset(&v->alerts[5].evidence.system_time.processes, 0, sizeof(struct pw_ev_processes));
+	root = render_parsed(v, NULL);
+	pw_assert_json_string(root, "alerts.5.evidence.processes.status", "not_probed");
+	pw_assert_json_null(root, "alerts.5.evidence.processes.system_cpus");
+	ck_assert_uint_eq(json_array_size(pw_json_at(root, "alerts.5.evidence.processes.top")), 0);
 	pw_assert_json_number(root, "alerts.6.evidence.steal_percent", 15.3);
 	pw_assert_json_number(root, "alerts.6.evidence.steal_baseline_percent", 0.4);
 	json_decref(root);

@@ -355,6 +355,7 @@ START_TEST(test_acpi_cpufreq)
 		ck_assert_uint_eq(cpus[cpu].cur_khz, fixture_u64(rel));
 		ck_assert_uint_eq(cpus[cpu].min_khz, 1200000);
 		ck_assert_uint_eq(cpus[cpu].max_khz, 2000000);
+		ck_assert_uint_eq(cpus[cpu].base_khz, 0); /* acpi-cpufreq has no base_frequency */
 		ck_assert_str_eq(cpus[cpu].governor, "ondemand");
 		ck_assert_str_eq(cpus[cpu].driver, "acpi-cpufreq");
 		ck_assert(cpus[cpu].online);
@@ -401,6 +402,7 @@ START_TEST(test_intel_pstate)
 		ck_assert_uint_eq(p->cur_khz, cur[cpu]);
 		ck_assert_uint_eq(p->min_khz, 800000);
 		ck_assert_uint_eq(p->max_khz, 4700000);
+		ck_assert_uint_eq(p->base_khz, 2900000); /* the all-core reference of CpuFrequencyLow */
 		ck_assert_str_eq(p->governor, "powersave");
 		ck_assert_str_eq(p->driver, "intel_pstate");
 		ck_assert_uint_eq(p->tis.nstates, 0);

@@ -46,6 +46,7 @@ struct mix {
 struct freq {
 	bool cpufreq;              /* cpufreq/ readable */
 	uint32_t avg_khz, max_khz; /* max 0: cpuinfo_max_freq unknown */
+	uint32_t base_khz;         /* intel_pstate's base_frequency; 0 absent */
 };
 
 struct line {
@@ -247,6 +248,7 @@ static void build_cpus(struct host *h, uint32_t up, uint32_t both, double host_s
 		bool on = !h->offline[id];
 
 		c->max_khz = f->max_khz;
+		c->base_khz = f->base_khz;
 		c->online = c->in_interrupts = c->in_softirqs = on;
 		c->interrupt_rate = NAN;
 		for (int t = 0; t < PW_SOFTIRQ_COUNT; t++)
@@ -820,6 +822,40 @@ START_TEST(test_cpu_frequency_low_at_threshold)
 	tick(h);
 	tick(h);
 	ck_assert_int_eq(state_of(h, CFL), PW_ALERT_PENDING);
+	host_free(h);
+}
+END_TEST
+
+/* intel_pstate: cpuinfo_max_freq (4.7 GHz) is the single-core turbo. A busy host at all-core turbo
+ * (3.8 GHz, 81% of max) is above its base_frequency (2.9 GHz): not low. Below base it is. */
+START_TEST(test_cpu_frequency_low_intel_base)
+{
+	struct host *h = host_new(4);
+
+	set_all(h, (struct mix){.user = 0.85, .sys = 0.10});
+	for (uint32_t id = 0; id < 4; id++)
+		h->freq[id] = (struct freq){
+		        .cpufreq = true, .avg_khz = 3800000, .max_khz = 4700000, .base_khz = 2900000};
+	h->allowed = 0;
+	run(h, 3 * FOR_S);
+	ck_assert_int_eq(state_of(h, CFL), PW_ALERT_INACTIVE);
+	/* Held at 2.3 GHz: 79% of base (49% of max), warning, not critical. */
+	for (uint32_t id = 0; id < 4; id++)
+		h->freq[id].avg_khz = 2300000;
+	pending_then_firing(h, BIT(CFL), FOR_S, NULL);
+	struct pw_alert a = alert_of(h, CFL);
+	assert_near(a.value, 2300000.0 / 2900000.0, 1e-6);
+	ck_assert_int_eq(a.severity, PW_SEVERITY_WARNING);
+	ck_assert(a.evidence.frequency.reference_base);
+	ck_assert_uint_eq(a.evidence.frequency.cpus[0].base_khz, 2900000);
+	assert_contains(a.summary, "of their base frequency");
+	/* Without base_frequency (acpi-cpufreq), max is the reference again: 3.8 of 4.7 GHz is low. */
+	for (uint32_t id = 0; id < 4; id++)
+		h->freq[id] = (struct freq){.cpufreq = true, .avg_khz = 3800000, .max_khz = 4700000};
+	run(h, 2);
+	a = alert_of(h, CFL);
+	ck_assert(!a.evidence.frequency.reference_base);
+	assert_near(a.value, 3800000.0 / 4700000.0, 1e-6);
 	host_free(h);
 }
 END_TEST
@@ -2034,6 +2070,7 @@ static Suite *detector_suite(void)
 	tcase_add_test(rules, test_cpu_frequency_low);
 	tcase_add_test(rules, test_cpu_frequency_low_boundaries);
 	tcase_add_test(rules, test_cpu_frequency_low_at_threshold);
+	tcase_add_test(rules, test_cpu_frequency_low_intel_base);
 	tcase_add_test(rules, test_interrupt_rate_drop);
 	tcase_add_test(rules, test_interrupt_rate_drop_line);
 	tcase_add_test(rules, test_memory_swapping_and_iowait);

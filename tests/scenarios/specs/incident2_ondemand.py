@@ -91,6 +91,12 @@ def scenario(variant="ondemand", baseline=20, incident=30, recovery=20):
                     **load_keys(BUSY, load_freq))
         inc["psi"] = {"cpu": {"some": 4.0}}
         if governor == "ondemand":
+            inc["evidence"] = {"CpuFrequencyLow": [["tunables.status", "==", "ok"],
+                                                   ["tunables.up_threshold_percent", "==", 95],
+                                                   ["tunables.sampling_rate_us", "==", 10000],
+                                                   ["reference", "==", "cpuinfo_max_freq"],
+                                                   ["description", "~", "up_threshold is 95%"],
+                                                   ["description", "~", "cpupower frequency-set -g performance"]]}
             inc["expect"] = {"cpu.3.busy": 91, "cpu.7.busy": 51, "cpu.12.busy": 28,
                              "freq.3.avg_mhz": 1940, "freq.7.avg_mhz": 1520, "freq.12.avg_mhz": 1430,
                              "freq.all.avg_mhz": 1630}

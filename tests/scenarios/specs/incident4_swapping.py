@@ -26,6 +26,18 @@ def cpu_phase(modes_by_cpu, disk_rate):
     return {"cpu": {str(c): m for c, m in modes_by_cpu.items()}, "irqs": irqs, "softirqs": soft}
 
 
+# /proc/diskstats for the alerts' evidence: the root disk (and its partition, which repeats it) does
+# the paging, the other disk stays at 10 %, a loop device is idle.
+DISKS = [{"name": "loop0", "major": 7, "minor": 0}, {"name": "vda", "major": 254, "minor": 0},
+         {"name": "vda1", "major": 254, "minor": 1}, {"name": "vdb", "major": 254, "minor": 16}]
+
+
+def disks(root_util, reads, writes):
+    return {"vda": {"util": root_util, "reads": reads, "writes": writes},
+            "vda1": {"util": root_util, "reads": reads, "writes": writes},
+            "vdb": {"util": 10, "reads": 8, "writes": 2}, "loop0": {"util": 0}}
+
+
 def scenario(variant="2cpu", baseline=20, incident=30, recovery=20):
     lines = legacy_lines() + [
         line(24, "ACPI:Ged", hwirq=5),
@@ -37,7 +49,7 @@ def scenario(variant="2cpu", baseline=20, incident=30, recovery=20):
                1: {"user": 53, "system": 25, "iowait": 2, "idle": 20}}
     swapping = {0: {"user": 32, "system": 40, "iowait": 27, "idle": 1},
                 1: {"user": 30, "system": 41, "iowait": 28, "idle": 1}}
-    base = phase("baseline", baseline, **cpu_phase(healthy, 160),
+    base = phase("baseline", baseline, **cpu_phase(healthy, 160), disks=disks(12, 20, 40),
                  ctxt=3200, forks=12, procs_running=2, procs_blocked=0,
                  vmstat={"pswpin": 0, "pswpout": 0, "pgpgin": 180, "pgpgout": 420, "pgfault": 9500,
                          "pgmajfault": 1.5, "workingset_refault_file": 4, "workingset_refault_anon": 0,
@@ -47,7 +59,12 @@ def scenario(variant="2cpu", baseline=20, incident=30, recovery=20):
                  psi={"cpu": {"some": 12.0}, "memory": {"some": 0.3, "full": 0.1},
                       "io": {"some": 2.5, "full": 1.0}},
                  expect={"cpu.all.user": 53, "cpu.all.system": 25, "cpu.all.iowait": 2, "cpu.all.idle": 20})
+    disk_checks = [["disks.status", "==", "ok"], ["disks.top.0.name", "==", "vda"],
+                   ["disks.top.0.utilization_percent", ">=", 75], ["disks.top.0.writes_per_second", ">=", 100],
+                   ["disks.top.*.name", "excludes", "vda1"], ["disks.top.*.name", "excludes", "loop0"],
+                   ["description", "~", "Busiest disk: vda"]]
     inc = phase("incident", incident, alerts=["MemorySwapping", "IoWaitHigh"], **cpu_phase(swapping, 520),
+                disks=disks(86, 110, 160), evidence={"MemorySwapping": disk_checks, "IoWaitHigh": disk_checks},
                 ctxt=5200, forks=6, procs_running=3, procs_blocked=2,
                 vmstat={"pswpin": [0.5, 1.2], "pswpout": [19, 37], "pgpgin": 1100, "pgpgout": 980,
                         "pgfault": 6200, "pgmajfault": 140, "workingset_refault_file": 210,
@@ -58,7 +75,7 @@ def scenario(variant="2cpu", baseline=20, incident=30, recovery=20):
                      "io": {"some": 38.0, "full": 22.0}},
                 expect={"cpu.all.user": 31, "cpu.all.system": 40.5, "cpu.all.iowait": 27.5,
                         "cpu.all.idle": 1, "swap_out": 28, "swap_in": 0.85, "mem.free": 13.9})
-    rec = phase("recovery", recovery, **cpu_phase(healthy, 200),
+    rec = phase("recovery", recovery, **cpu_phase(healthy, 200), disks=disks(20, 40, 50),
                 ctxt=3200, forks=12, procs_running=2, procs_blocked=0,
                 vmstat={"pswpin": 0.3, "pswpout": 0, "pgpgin": 300, "pgpgout": 500, "pgfault": 9500,
                         "pgmajfault": 4, "workingset_refault_file": 12, "workingset_refault_anon": 0.2,
@@ -67,6 +84,6 @@ def scenario(variant="2cpu", baseline=20, incident=30, recovery=20):
                          "Buffers": [6000, 15000], "Dirty": 2000, "SwapCached": 15000},
                 psi={"cpu": {"some": 12.0}, "memory": {"some": 2.0, "full": 0.5},
                      "io": {"some": 5.0, "full": 2.0}})
-    h = host(2, lines, mem_total_kb=987384, swap_total_kb=1048572)
+    h = host(2, lines, mem_total_kb=987384, swap_total_kb=1048572, disks=DISKS)
     h["meminfo"]["SwapFree"] = 786000  # a quarter of the swap already in use before the incident
     return {"name": "incident4_swapping", "host": h, "phases": [base, inc, rec]}

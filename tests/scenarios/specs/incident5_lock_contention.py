@@ -24,6 +24,22 @@ def load(modes, ctxt, running, res_ipis=None):
     return {"cpu": {"*": modes}, "irqs": irqs, "softirqs": soft, "ctxt": ctxt, "procs_running": running}
 
 
+# The 6 copies (/proc/PID/stat for the alert's evidence): 3.12 CPUs of system time between them, as
+# the CPUs' 8 x 39 % says, user 0.5 % each. One renamed itself "read) (er": comm is any bytes.
+READERS = [(4242, "reader", 62), (4243, "read) (er", 58), (4244, "reader", 54), (4245, "reader", 50),
+           (4246, "reader", 46), (4247, "reader", 42)]
+PROCS = [{"pid": 3100, "comm": "make", "start": 500}, {"pid": 3101, "comm": "cc1", "start": 600}] + [
+    {"pid": pid, "comm": comm, "start": 9000 + pid} for pid, comm, _ in READERS]
+
+
+def procs(contended):
+    out = {"make": {"user": 0 if contended else 100, "system": 0 if contended else 20},
+           "cc1": {"user": 0 if contended else 60, "system": 0 if contended else 12}}
+    for pid, _, sys_pct in READERS:
+        out[str(pid)] = {"user": 0.5, "system": sys_pct} if contended else {"user": 0, "system": 0}
+    return out
+
+
 def scenario(variant="8cpu", baseline=20, incident=30, recovery=20):
     lines = legacy_lines() + [
         line(40, "eth0-TxRx-0", chip="PCI-MSIX-0000:3b:00.0", hwirq=1, cpu=0),
@@ -37,12 +53,19 @@ def scenario(variant="8cpu", baseline=20, incident=30, recovery=20):
               "vmstat": {"pgfault": 3000, "pgpgin": 200, "pgpgout": 800, "pgmajfault": 0.3},
               "meminfo": {"MemFree": 9800000, "Cached": 12000000, "Buffers": 240000, "Dirty": 6000},
               "psi": {"cpu": {"some": 1.5}, "io": {"some": 0.3, "full": 0.1}}}
-    base = phase("baseline", baseline, **load(modest, 6000, 2), **common)
+    base = phase("baseline", baseline, **load(modest, 6000, 2), procs=procs(False), **common)
     inc = phase("incident", incident, alerts=["SystemTimeHigh"], **load(contended, 48000, 6, res_ipis=1500),
-                psi={"cpu": {"some": 9.0}},
+                psi={"cpu": {"some": 9.0}}, procs=procs(True),
+                evidence={"SystemTimeHigh": [["processes.status", "==", "ok"],
+                                             ["processes.top.0.pid", "==", 4242],
+                                             ["processes.top.0.comm", "==", "reader"],
+                                             ["processes.top.0.system_percent_of_cpu", ">=", 55],
+                                             ["processes.top.0.system_percent_of_cpu", "<=", 69],
+                                             ["processes.top.1.comm", "==", "read) (er"],
+                                             ["description", "~", "Most system time: reader \\(pid 4242\\)"]]},
                 expect={"cpu.0.system": 39, "cpu.7.system": 39, "cpu.all.user": 0.4, "cpu.all.idle": 60.4,
                         "procs_running": 6, "ctxt": 48000})
-    rec = phase("recovery", recovery, **load(modest, 6000, 2), psi={"cpu": {"some": 1.5}})
+    rec = phase("recovery", recovery, **load(modest, 6000, 2), psi={"cpu": {"some": 1.5}}, procs=procs(False))
     return {"name": "incident5_lock_contention",
-            "host": host(NCPU, lines, mem_total_kb=32827460, swap_total_kb=4194300),
+            "host": host(NCPU, lines, mem_total_kb=32827460, swap_total_kb=4194300, procs=PROCS),
             "phases": [base, inc, rec]}

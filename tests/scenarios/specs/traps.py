@@ -15,10 +15,21 @@ Every variant must fire nothing (each phase's "alerts" is empty).
                    total rises but nothing dropped.
   counter_reset    every counter of the tree restarts from zero mid-incident (a restored VM
                    snapshot, a fixture rewound): one reset per counter, never a huge rate.
+  intel_turbo      4 CPUs under intel_pstate (no time_in_state; scaling_cur_freq is the average),
+                   cpuinfo_max_freq 4.7 GHz (single-core turbo), base_frequency 2.9 GHz. Busy at 90 %
+                   at the all-core turbo of 3.8 GHz: 81 % of max, but above base — not #2.
 """
 from _common import acpi_cpufreq, background, host, legacy_lines, line, merge, phase
 
-VARIANTS = ("user_ramp", "irq_spike", "cpu_hotplug", "pressure_io_gone", "new_irq", "counter_reset")
+VARIANTS = ("user_ramp", "irq_spike", "cpu_hotplug", "pressure_io_gone", "new_irq", "counter_reset",
+            "intel_turbo")
+
+# intel_pstate in active mode, as tests/fixtures/cpufreq/intel-pstate-4cpu: its own powersave
+# governor, HWP energy preference, no stats/.
+INTEL_PSTATE = {"driver": "intel_pstate", "governor": "powersave", "stats": False,
+                "states_khz": [4700000, 3800000, 2900000, 800000], "base_khz": 2900000,
+                "epp": "balance_performance", "available_governors": "performance powersave",
+                "transition_latency": 0, "tunables": {}}
 
 
 def steady(ncpu, modes, nic_rate=400, disk_rate=120):
@@ -72,6 +83,11 @@ def scenario(variant="user_ramp", baseline=20, incident=30, recovery=20, spike=1
         inc_keys = {"irqs": {"nvme1q1": 3000}}  # counts only once the line exists
     elif variant == "counter_reset":
         events = [{"at": incident * 0.5, "type": "reset"}]
+    elif variant == "intel_turbo":
+        cpufreq = dict(INTEL_PSTATE)
+        inc_keys = steady(ncpu, {"user": 85, "system": 5, "softirq": 0.2})
+        inc_keys.update(freq={"*": 3800000}, procs_running=4)
+        expect = {"cpu.all.user": 85}
     else:
         raise ValueError("no variant %r" % variant)
     base = phase("baseline", baseline, **steady(ncpu, light))
