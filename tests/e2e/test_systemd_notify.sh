@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Type=notify without systemd: a Python NOTIFY_SOCKET listener stands in for PID 1. READY=1 comes
+# once /healthz answers; STATUS= lines name samples and alerts and are refreshed; WATCHDOG=1 comes
+# from the sampler at half of WATCHDOG_USEC when WATCHDOG_PID is the daemon, never when it is not;
+# STOPPING=1 and exit 0 on SIGTERM.
+source "$(dirname "$0")/lib.sh"
+
+tree="$PW_WORK/tree"
+pw_copy_tree vm-2cpu-idle-1 "$tree"
+sock="$PW_WORK/notify.sock"
+msgs="$PW_WORK/notify.txt"
+: >"$msgs"
+
+python3 "$PW_TESTS/e2e/sdproto.py" notify "$sock" "$msgs" &
+PW_PIDS+=($!)
+pw_wait_for 10 "the notify socket" test -S "$sock"
+
+# WATCHDOG_PID must name the daemon itself: a wrapper that execs it keeps its pid.
+wrapper="$PW_WORK/perfwatchd-wd"
+printf '#!/bin/sh\nWATCHDOG_PID=$$ exec "%s" "$@"\n' "$PERFWATCHD" >"$wrapper"
+chmod +x "$wrapper"
+
+has() { grep -q " $1\$" "$msgs"; }
+
+# 1. READY=1, and at that moment /healthz answers: the first sample is in and the socket listens.
+PW_PORT=$(pw_free_port)
+PW_URL="http://127.0.0.1:$PW_PORT"
+NOTIFY_SOCKET="$sock" WATCHDOG_USEC=1000000 "$wrapper" --config /dev/null --listen "127.0.0.1:$PW_PORT" \
+	--procfs "$tree/proc" --sysfs "$tree/sys" --interval 200ms >"$PW_WORK/notify.log" 2>&1 &
+PW_PID=$!
+PW_PIDS+=("$PW_PID")
+pw_wait_for 20 "READY=1" has READY=1 || pw_fail "no READY=1: $(cat "$PW_WORK/notify.log")"
+code=$(curl -s -o /dev/null -w '%{http_code}' "$PW_URL/healthz")
+[ "$code" = 200 ] || pw_fail "READY=1 sent but /healthz answered $code"
+
+# 2. STATUS=: one with READY, then refreshed (every 5 s) with more samples.
+first_status=$(grep -m1 ' STATUS=' "$msgs") || pw_fail "no STATUS= with READY"
+grep -qE 'STATUS=sampling every 0\.2 s, [0-9]+ samples, learning baselines; 0 alerts firing$' <<<"$first_status" ||
+	pw_fail "unexpected STATUS line: $first_status"
+two_statuses() { [ "$(grep -c ' STATUS=' "$msgs")" -ge 2 ]; }
+pw_wait_for 15 "a refreshed STATUS=" two_statuses || pw_fail "STATUS= not refreshed: $(cat "$msgs")"
+samples() { sed -n "${1}p" <(grep ' STATUS=' "$msgs") | sed -E 's/.*, ([0-9]+) samples.*/\1/'; }
+[ "$(samples 2)" -gt "$(samples 1)" ] || pw_fail "the sample count in STATUS did not grow: $(grep STATUS "$msgs")"
+
+# 3. WATCHDOG=1 every 0.5 s (half of 1 s), from the sampler.
+grep -q "systemd watchdog: 1 s; the sampler pings every 0.5 s" "$PW_WORK/notify.log" ||
+	pw_fail "watchdog not announced: $(cat "$PW_WORK/notify.log")"
+enough_pings() { [ "$(grep -c ' WATCHDOG=1$' "$msgs")" -ge 8 ]; }
+pw_wait_for 15 "8 watchdog pings" enough_pings || pw_fail "too few WATCHDOG=1: $(cat "$msgs")"
+grep ' WATCHDOG=1$' "$msgs" | awk '
+	NR > 1 { gap = $1 - prev; if (gap < 0.35 || gap > 0.8) bad = bad " " gap; n++ }
+	{ prev = $1 }
+	END { if (bad != "") { print "watchdog gaps out of 0.35..0.8 s:" bad; exit 1 } }' ||
+	pw_fail "WATCHDOG=1 cadence wrong: $(grep WATCHDOG "$msgs" | tr '\n' ' ')"
+
+# 4. SIGTERM: STOPPING=1, exit 0.
+pw_stop "$PW_PID"
+has STOPPING=1 || pw_fail "no STOPPING=1"
+
+# 5. WATCHDOG_PID naming another process (the variables leaked from a parent): no pings.
+: >"$msgs"
+NOTIFY_SOCKET="$sock" WATCHDOG_USEC=200000 WATCHDOG_PID=1 \
+	pw_start nowd --procfs "$tree/proc" --sysfs "$tree/sys" --interval 100ms
+pw_wait_for 20 "READY=1" has READY=1 || pw_fail "no READY=1 in the second run"
+pw_wait_samples 10
+grep -q 'WATCHDOG=1' "$msgs" && pw_fail "pinged a watchdog meant for pid 1"
+grep -q "systemd watchdog" "$PW_WORK/nowd.log" && pw_fail "announced a watchdog meant for pid 1"
+pw_stop "$PW_PID"
+echo "PASS: READY after healthz, STATUS refreshed, WATCHDOG every ~0.5 s, STOPPING, no foreign watchdog"
