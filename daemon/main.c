@@ -246,6 +246,10 @@ static void reload(struct daemon *d)
 		pw_log(LOG_ERR, "reload rejected: %s; keeping the running configuration", err);
 		return;
 	}
+	/* Resolve times that follow the interval follow the one in effect, not a new one in the file. */
+	for (int i = 0; i < PW_ALERT_COUNT; i++)
+		if (!(fresh.rule_resolve_set >> i & 1u))
+			fresh.detector.rules[i].resolve_ns = 3 * d->opts.interval_ns;
 	log_restart_needed(&d->opts, &fresh);
 	log_rule_changes(&d->opts.detector, &fresh.detector);
 	pw_watcher_reconfigure(d->parts.watcher, &fresh.detector);

@@ -205,6 +205,10 @@ void pw_watcher_reconfigure(struct pw_watcher *w, const struct pw_detector_confi
 	w->reload.config = *config;
 	w->reload.pending = true;
 	pthread_mutex_unlock(&w->reload.lock);
+	/* Wake the thread now rather than at the next sample, which may be an hour away. */
+	uint64_t one = 1;
+	if (write(w->wake_fd, &one, sizeof(one)) < 0)
+		pw_log(LOG_WARNING, "cannot wake the detector thread: %s", strerror(errno));
 }
 
 /* On the detector thread, before the next sample is judged: the detector is not thread-safe, so a
