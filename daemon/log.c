@@ -14,8 +14,14 @@
 #include <systemd/sd-journal.h>
 #include <unistd.h>
 
+#define JOURNAL_SOCKET "/run/systemd/journal/socket"
+
 static atomic_int log_max_level = LOG_INFO;
-static bool log_journal;
+static enum {
+	LOG_TEXT,     /* "perfwatchd: LEVEL: text" on stderr */
+	LOG_JOURNAL,  /* structured records to the journal's socket */
+	LOG_PREFIXED, /* "<N>text" on stderr: a journal stream whose native socket is missing */
+} log_mode;
 
 /* systemd sets JOURNAL_STREAM=DEV:INO for a service whose stdout or stderr is a journal stream. It is
  * inherited by children whose stderr may go elsewhere, so it only counts when it names stderr. */
@@ -36,7 +42,11 @@ static bool stderr_is_journal(void)
 void pw_log_init(int max_level)
 {
 	pw_log_set_level(max_level);
-	log_journal = stderr_is_journal();
+	/* sd_journal_send drops records silently when the socket does not exist: check once. */
+	if (!stderr_is_journal())
+		log_mode = LOG_TEXT;
+	else
+		log_mode = access(JOURNAL_SOCKET, F_OK) == 0 ? LOG_JOURNAL : LOG_PREFIXED;
 }
 
 void pw_log_set_level(int max_level)
@@ -46,7 +56,7 @@ void pw_log_set_level(int max_level)
 
 bool pw_log_to_journal(void)
 {
-	return log_journal;
+	return log_mode == LOG_JOURNAL;
 }
 
 /* A record's fields: each "KEY=value" formatted into its own buffer, pointed to by one iovec. */
@@ -108,9 +118,9 @@ void pw_log_at(const char *file, int line, const char *func, int level,
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	if (!log_journal)
+	if (log_mode == LOG_TEXT)
 		fprintf(stderr, "perfwatchd: %s: %s\n", names[level & 7], text);
-	else if (journal_send(file, line, func, level, alert, text) < 0)
+	else if (log_mode == LOG_PREFIXED || journal_send(file, line, func, level, alert, text) < 0)
 		/* The stream journald reads stderr through understands "<N>" priority prefixes. */
 		fprintf(stderr, "<%d>%s\n", level & 7, text);
 }
