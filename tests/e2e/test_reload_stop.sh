@@ -2,7 +2,8 @@
 # SIGHUP reloads the config file without losing baselines: a broken file is rejected with one line
 # naming file:line and nothing changes; a valid one changes rule settings (seen in /status
 # detector.rules) and the log level at once, names what needs a restart, and flags still override
-# the file. SIGTERM stops accepting, writes the state file and exits 0 within 2 s.
+# the file; a firing alert stays firing. SIGTERM stops accepting, writes the state file and exits 0
+# within 2 s.
 source "$(dirname "$0")/lib.sh"
 command -v jq >/dev/null || pw_skip "jq not installed"
 
@@ -107,4 +108,33 @@ echo "SIGTERM to exit: ${elapsed_ms} ms"
 [ -s "$state/baselines" ] || pw_fail "no state file written at shutdown"
 grep -q "baselines saved to $state/baselines" "$log" || pw_fail "the reloaded debug level did not apply"
 grep -q "SIGTERM\|Terminated" "$log" || pw_fail "stop not logged"
-echo "PASS: rejected and applied reloads, baselines kept, SIGTERM stop in ${elapsed_ms} ms"
+echo "rejected and applied reloads, baselines kept, SIGTERM stop in ${elapsed_ms} ms"
+
+# 6. Alert state survives a reload: an IoWaitHigh made to fire at once (absolute, no pending time)
+# and to hold for an hour stays firing, with the same start, across a reload that changes another rule.
+alert_tree="$PW_WORK/alert-tree"
+pw_copy_tree vm-2cpu-load-1 "$alert_tree"
+cat >"$conf" <<'EOF2'
+[rule.IoWaitHigh]
+threshold = 0
+critical = 1
+sigmas = 0
+for = 0s
+resolve = 1h
+EOF2
+pw_start alert --config "$conf" --procfs "$alert_tree/proc" --sysfs "$alert_tree/sys" --interval 100ms --baseline-warmup 0s
+pw_wait_samples 2
+pw_rewrite "$PW_FIXTURES/kernels/vm-2cpu-load-2/proc" "$alert_tree/proc" "${files[@]}"
+firing() { [ "$(pw_get alerts | jq -r '.alerts[] | select(.name == "IoWaitHigh") | .state')" = firing ]; }
+pw_wait_for 20 "IoWaitHigh firing" firing || pw_fail "the alert did not fire: $(pw_get alerts)"
+started=$(pw_get alerts | jq -r '.alerts[] | select(.name == "IoWaitHigh") | .started_at')
+printf '[rule.StealHigh]\nthreshold = 0.2\n' >>"$conf"
+kill -HUP "$PW_PID"
+pw_wait_for 10 "the reload" grep -q "reload: new rule settings in effect" "$PW_WORK/alert.log" || pw_fail "not reloaded"
+[ "$(rule StealHigh | jq -c .threshold)" = 0.2 ] || pw_fail "StealHigh threshold not applied"
+firing || pw_fail "the alert is no longer firing after the reload: $(pw_get alerts)"
+[ "$(pw_get alerts | jq -r '.alerts[] | select(.name == "IoWaitHigh") | .started_at')" = "$started" ] ||
+	pw_fail "the alert restarted across the reload"
+grep -c "alert IoWaitHigh" "$PW_WORK/alert.log" | grep -qx 1 || pw_fail "extra transitions: $(grep alert "$PW_WORK/alert.log")"
+pw_stop "$PW_PID"
+echo "PASS: a firing alert kept its state and start across a reload"
