@@ -255,8 +255,10 @@ static void reload(struct daemon *d)
 	pw_watcher_reconfigure(d->parts.watcher, &fresh.detector);
 	if (fresh.log_level != d->opts.log_level)
 		pw_log_set_level(fresh.log_level);
-	/* RELOAD HOOK (notifier): once the notifier thread exists, hand it the new receivers here,
-	 * e.g. pw_notifier_reconfigure(d->parts.notifier, &fresh.notify): it must keep its queue. */
+	/* RELOAD HOOK (notifier): once the notifier thread exists, hand it the new receivers here, e.g.
+	 * pw_notifier_reconfigure(d->parts.notifier, &fresh.receivers), applied on its own thread like
+	 * the detector's settings; it must keep its queue of undelivered notifications. If options come
+	 * to own heap memory (receiver lists), release what fresh holds once it has been handed over. */
 	/* Only fields no other thread reads are updated in the running copy. */
 	d->opts.detector = fresh.detector;
 	d->opts.log_level = fresh.log_level;

@@ -57,13 +57,21 @@ grep ' WATCHDOG=1$' "$msgs" | awk '
 pw_stop "$PW_PID"
 has STOPPING=1 || pw_fail "no STOPPING=1"
 
-# 5. WATCHDOG_PID naming another process (the variables leaked from a parent): no pings.
+# 5. WATCHDOG_PID naming another process (the variables leaked from a parent): no pings. And an
+# alert firing shows in STATUS= by name (IoWaitHigh made to fire at once: absolute, no pending).
 : >"$msgs"
+load_tree="$PW_WORK/load-tree"
+pw_copy_tree vm-2cpu-load-1 "$load_tree"
+printf '[rule.IoWaitHigh]\nthreshold = 0\ncritical = 1\nsigmas = 0\nfor = 0s\nresolve = 1h\n' >"$PW_WORK/alert.conf"
 NOTIFY_SOCKET="$sock" WATCHDOG_USEC=200000 WATCHDOG_PID=1 \
-	pw_start nowd --procfs "$tree/proc" --sysfs "$tree/sys" --interval 100ms
+	pw_start nowd --config "$PW_WORK/alert.conf" --procfs "$load_tree/proc" --sysfs "$load_tree/sys" \
+	--interval 100ms --baseline-warmup 0s
 pw_wait_for 20 "READY=1" has READY=1 || pw_fail "no READY=1 in the second run"
-pw_wait_samples 10
+pw_wait_samples 2
+pw_rewrite "$PW_FIXTURES/kernels/vm-2cpu-load-2/proc" "$load_tree/proc" stat interrupts softirqs vmstat
+alert_status() { grep -qE ' STATUS=sampling every 0\.1 s, [0-9]+ samples; 1 alert firing: IoWaitHigh$' "$msgs"; }
+pw_wait_for 15 "STATUS= naming the firing alert" alert_status || pw_fail "no alert in STATUS=: $(grep STATUS "$msgs")"
 grep -q 'WATCHDOG=1' "$msgs" && pw_fail "pinged a watchdog meant for pid 1"
 grep -q "systemd watchdog" "$PW_WORK/nowd.log" && pw_fail "announced a watchdog meant for pid 1"
 pw_stop "$PW_PID"
-echo "PASS: READY after healthz, STATUS refreshed, WATCHDOG every ~0.5 s, STOPPING, no foreign watchdog"
+echo "PASS: READY after healthz, STATUS refreshed and naming alerts, WATCHDOG every ~0.5 s, STOPPING, no foreign watchdog"
