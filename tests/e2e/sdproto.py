@@ -9,6 +9,10 @@ not PID 1 (containers, CI). Three roles:
   activate PORTFILE -- CMD...
                         socket activation: listen on 127.0.0.1:0, write the port to PORTFILE, pass
                         the socket as fd 3 with LISTEN_FDS=1 and LISTEN_PID=<CMD's pid>, exec CMD.
+  freeze PID THREAD SECONDS
+                        a hung thread: stop only the thread named THREAD of PID (ptrace seize +
+                        interrupt) for SECONDS, then let it go; prints "FROM TO" in time.monotonic()
+                        seconds (the clock `notify` stamps with). Exit 3 when ptrace is not allowed.
 
 The listeners exit on SIGTERM.
 """
@@ -82,6 +86,28 @@ def activate(portfile, cmd):
     os.execvpe(cmd[0], cmd, env)  # the same pid: LISTEN_PID stays true
 
 
+def freeze(pid, thread, seconds):
+    import ctypes
+
+    tids = [int(t) for t in os.listdir(f"/proc/{pid}/task")
+            if open(f"/proc/{pid}/task/{t}/comm").read().strip() == thread]
+    if not tids:
+        sys.exit(f"no thread {thread} in {pid}")
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+    PTRACE_SEIZE, PTRACE_INTERRUPT, PTRACE_DETACH = 0x4206, 0x4207, 17
+    if libc.ptrace(PTRACE_SEIZE, tids[0], None, None) != 0:
+        print(f"ptrace: {os.strerror(ctypes.get_errno())}", file=sys.stderr)
+        sys.exit(3)
+    libc.ptrace(PTRACE_INTERRUPT, tids[0], None, None)
+    os.waitpid(tids[0], 0x40000000)  # __WALL: the thread has stopped
+    start = time.monotonic()
+    time.sleep(seconds)
+    end = time.monotonic()
+    libc.ptrace(PTRACE_DETACH, tids[0], None, None)
+    print(f"{start:.6f} {end:.6f}")
+
+
 def main():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     role = sys.argv[1]
@@ -89,6 +115,8 @@ def main():
         notify(sys.argv[2], sys.argv[3])
     elif role == "journal":
         journal(sys.argv[2], sys.argv[3])
+    elif role == "freeze":
+        freeze(int(sys.argv[2]), sys.argv[3], float(sys.argv[4]))
     elif role == "activate":
         assert sys.argv[3] == "--"
         activate(sys.argv[2], sys.argv[4:])

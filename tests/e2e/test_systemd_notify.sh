@@ -53,6 +53,23 @@ grep ' WATCHDOG=1$' "$msgs" | awk '
 	END { if (bad != "") { print "watchdog gaps out of 0.35..0.8 s:" bad; exit 1 } }' ||
 	pw_fail "WATCHDOG=1 cadence wrong: $(grep WATCHDOG "$msgs" | tr '\n' ' ')"
 
+# 3b. A hung sampler (only its thread stopped, by ptrace) stops the pings while HTTP still answers,
+# so systemd would restart the service; they resume when it runs again.
+if window=$(python3 "$PW_TESTS/e2e/sdproto.py" freeze "$PW_PID" pw-sampler 2.5 2>"$PW_WORK/freeze.err"); then
+	read -r from to <<<"$window"
+	# Pings received between 0.1 s after FROM (one sent just before may still be in flight) and TO.
+	pings_in() { grep ' WATCHDOG=1$' "$msgs" | awk -v a="$1" -v b="$2" '$1 > a + 0.1 && $1 < b' | wc -l; }
+	[ "$(pings_in "$from" "$to")" = 0 ] ||
+		pw_fail "WATCHDOG=1 while the sampler was stopped ($from..$to): $(grep WATCHDOG "$msgs" | tail -8 | tr '\n' ' ')"
+	resumed() { [ "$(pings_in "$to" 1e12)" -ge 2 ]; }
+	pw_wait_for 10 "pings after the sampler runs again" resumed || pw_fail "pings did not resume"
+	echo "no WATCHDOG=1 in the 2.5 s the sampler was stopped; resumed after"
+elif grep -q "^ptrace:" "$PW_WORK/freeze.err"; then
+	echo "hung-sampler check skipped: $(cat "$PW_WORK/freeze.err")"
+else
+	pw_fail "freeze: $(cat "$PW_WORK/freeze.err")"
+fi
+
 # 4. SIGTERM: STOPPING=1, exit 0.
 pw_stop "$PW_PID"
 has STOPPING=1 || pw_fail "no STOPPING=1"
