@@ -4,6 +4,7 @@
 #include "log.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -22,6 +23,10 @@ static enum {
 	LOG_JOURNAL,  /* structured records to the journal's socket */
 	LOG_PREFIXED, /* "<N>text" on stderr: a journal stream whose native socket is missing */
 } log_mode;
+/* Serializes journal sends. libsystemd opens its socket lazily with an atomic it keeps to itself, so
+ * ThreadSanitizer sees the first thread's socket() race with every other thread's sendmsg(); a lock
+ * around a rare event makes the ordering explicit. */
+static pthread_mutex_t journal_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* systemd sets JOURNAL_STREAM=DEV:INO for a service whose stdout or stderr is a journal stream. It is
  * inherited by children whose stderr may go elsewhere, so it only counts when it names stderr. */
@@ -102,7 +107,10 @@ static int journal_send(const char *file, int line, const char *func, int level,
 	snprintf(message, sizeof(message), "MESSAGE=%s", text);
 	r.iov[r.n].iov_base = message;
 	r.iov[r.n].iov_len = strlen(message);
-	return sd_journal_sendv(r.iov, r.n + 1);
+	pthread_mutex_lock(&journal_lock);
+	int ret = sd_journal_sendv(r.iov, r.n + 1);
+	pthread_mutex_unlock(&journal_lock);
+	return ret;
 }
 
 void pw_log_at(const char *file, int line, const char *func, int level,
