@@ -30,7 +30,12 @@ pw_stop "$PW_PID"
 # 2. LISTEN_PID of another process: not ours, serve on --listen as usual.
 LISTEN_FDS=1 LISTEN_PID=1 pw_start foreign --procfs "$tree/proc" --sysfs "$tree/sys" --interval 100ms
 grep -q "socket activation" "$PW_WORK/foreign.log" && pw_fail "took fds meant for pid 1"
-pw_stop "$PW_PID"
+# SIGINT stops it like SIGTERM, exit 0 (a background job starts with SIGINT ignored: still taken).
+kill -INT "$PW_PID"
+rc=0
+wait "$PW_PID" || rc=$?
+[ "$rc" = 0 ] || pw_fail "exit $rc on SIGINT"
+grep -q "Interrupt received, stopping" "$PW_WORK/foreign.log" || pw_fail "SIGINT not logged: $(cat "$PW_WORK/foreign.log")"
 
 # 3. fd 3 that is not a listening socket: a clear error, exit 1.
 rc=0
