@@ -256,6 +256,10 @@ struct pw_http *pw_http_start(const struct pw_options *opts, const struct pw_sam
 		http_free(h);
 		return snprintf(err, err_size, "out of memory"), NULL;
 	}
+	/* A socket systemd passed (socket activation): MHD serves on it and binds nothing. */
+	struct MHD_OptionItem passed_socket[] = {{MHD_OPTION_END, 0, NULL}, {MHD_OPTION_END, 0, NULL}};
+	if (opts->listen_fd >= 0)
+		passed_socket[0] = (struct MHD_OptionItem){MHD_OPTION_LISTEN_SOCKET, opts->listen_fd, NULL};
 	if (opts->listen_addr.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	/* The logger goes first so MHD routes even option errors through it. */
@@ -265,7 +269,7 @@ struct pw_http *pw_http_start(const struct pw_options *opts, const struct pw_sam
 	                          MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)PER_IP_CONNECTION_LIMIT,
 	                          MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_TIMEOUT_S,
 	                          MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONNECTION_MEMORY_LIMIT,
-	                          MHD_OPTION_END);
+	                          MHD_OPTION_ARRAY, passed_socket, MHD_OPTION_END);
 	if (!h->mhd) {
 		snprintf(err, err_size, "cannot listen on %s (address in use or not local?)", opts->listen);
 		http_free(h);

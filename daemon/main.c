@@ -1,4 +1,5 @@
-/* main.c — perfwatchd: options, the sampler thread, the HTTP server, signals, systemd readiness. */
+/* main.c — perfwatchd: options, the sampler thread, the HTTP server, signals (stop, reload), and
+ * systemd: readiness and status, the watchdog, socket activation. */
 #define _GNU_SOURCE
 #include "clock.h"
 #include "collect.h"
@@ -10,6 +11,7 @@
 #include "sampler.h"
 #include "watcher.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,6 +25,8 @@
 /* How often missing files are looked for again and cpufreq re-discovered. */
 #define RESCAN_PERIOD_NS (5 * NS_PER_S)
 #define FIRST_SAMPLE_TIMEOUT_NS (10 * NS_PER_S)
+/* How often systemd's STATUS= line is refreshed (only when systemd listens). */
+#define STATUS_PERIOD_S 5
 
 static int wait_first_sample(const struct pw_sampler *sampler)
 {
@@ -49,20 +53,6 @@ static void block_signals(sigset_t *set)
 	signal(SIGXFSZ, SIG_IGN); /* a --record file at RLIMIT_FSIZE: EFBIG, logged, not death */
 }
 
-/* The main thread only waits for signals: it never wakes for nothing. */
-static void serve_until_signal(const sigset_t *set)
-{
-	for (;;) {
-		int sig = sigwaitinfo(set, NULL);
-		if (sig == SIGTERM || sig == SIGINT) {
-			pw_log(LOG_INFO, "%s received, stopping", strsignal(sig));
-			return;
-		}
-		if (sig == SIGHUP)
-			pw_log(LOG_NOTICE, "SIGHUP: configuration reload is not supported yet; ignored");
-	}
-}
-
 /* Everything the daemon runs, started in data-flow order and stopped in reverse. */
 struct parts {
 	struct pw_collector *collector;
@@ -72,9 +62,56 @@ struct parts {
 	struct pw_http *http;
 };
 
+/* The running daemon: its settings and how they were given, for a reload to read them again. */
+struct daemon {
+	struct pw_options opts; /* the running configuration; the HTTP thread reads it */
+	int argc;
+	char **argv;
+	struct parts parts;
+};
+
+/* A socket passed by systemd (LISTEN_FDS, LISTEN_PID) replaces --listen: opts->listen_fd and the
+ * address fields then describe it. Returns 0 (with or without one) or -1 with a reason in err. */
+static int take_listen_socket(struct pw_options *opts, char *err, size_t n)
+{
+	int fds = sd_listen_fds(1);
+	struct sockaddr_storage addr;
+	socklen_t len = sizeof(addr);
+	char host[INET6_ADDRSTRLEN] = "?";
+	char given[sizeof(opts->listen)];
+
+	if (fds <= 0)
+		return 0;
+	if (sd_is_socket(SD_LISTEN_FDS_START, AF_UNSPEC, SOCK_STREAM, 1) <= 0 ||
+	    getsockname(SD_LISTEN_FDS_START, (struct sockaddr *)&addr, &len) < 0 ||
+	    (addr.ss_family != AF_INET && addr.ss_family != AF_INET6))
+		return snprintf(err, n, "socket activation: fd %d is not a listening TCP socket",
+		                SD_LISTEN_FDS_START),
+		       -1;
+	if (fds > 1)
+		pw_log(LOG_WARNING, "socket activation: %d sockets passed; serving on the first only", fds);
+	snprintf(given, sizeof(given), "%s", opts->listen);
+	if (addr.ss_family == AF_INET6) {
+		const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)&addr;
+		inet_ntop(AF_INET6, &v6->sin6_addr, host, sizeof(host));
+		snprintf(opts->listen, sizeof(opts->listen), "[%s]:%u", host, ntohs(v6->sin6_port));
+	} else {
+		const struct sockaddr_in *v4 = (const struct sockaddr_in *)&addr;
+		inet_ntop(AF_INET, &v4->sin_addr, host, sizeof(host));
+		snprintf(opts->listen, sizeof(opts->listen), "%s:%u", host, ntohs(v4->sin_port));
+	}
+	opts->listen_addr = addr;
+	opts->listen_addr_len = len;
+	opts->listen_fd = SD_LISTEN_FDS_START;
+	pw_log(LOG_INFO, "socket activation: serving on fd %d (%s) passed by systemd; listen %s ignored",
+	       SD_LISTEN_FDS_START, opts->listen, given);
+	return 0;
+}
+
 static int start_parts(const struct pw_options *opts, struct parts *p, char *err, size_t n)
 {
 	int r = 0;
+	uint64_t watchdog_us = 0;
 	struct pw_collector_config cc = {
 	        .procfs = opts->procfs,
 	        .sysfs = opts->sysfs,
@@ -92,6 +129,12 @@ static int start_parts(const struct pw_options *opts, struct parts *p, char *err
 		return snprintf(err, n, "out of memory sizing %u CPUs, %u interrupt lines",
 		                pw_collector_cpu_cap(p->collector), pw_collector_line_cap(p->collector)),
 		       -1;
+	/* The sampler pings at half the period systemd allows (WATCHDOG_USEC, for our WATCHDOG_PID). */
+	if (sd_watchdog_enabled(0, &watchdog_us) > 0 && watchdog_us > 0) {
+		pw_sampler_watchdog(p->sampler, (int64_t)watchdog_us * 1000 / 2);
+		pw_log(LOG_INFO, "systemd watchdog: %.3g s; the sampler pings every %.3g s",
+		       (double)watchdog_us / 1e6, (double)watchdog_us / 2e6);
+	}
 	if (!(p->watcher = pw_watcher_new(p->sampler, &opts->detector, opts->state_dir,
 	                                  opts->state_interval_ns, err, n)))
 		return -1;
@@ -119,41 +162,188 @@ static void stop_parts(struct parts *p)
 	pw_http_stop(p->http);
 	if (p->sampler)
 		pw_sampler_stop(p->sampler); /* before the watcher closes the eventfd it writes to */
-	pw_watcher_free(p->watcher);
-	pw_recorder_free(p->recorder); /* after the watcher: its thread writes to it */
+	pw_watcher_free(p->watcher);         /* judges what is left and saves the baselines */
+	pw_recorder_free(p->recorder);       /* after the watcher: its thread writes to it */
 	pw_sampler_free(p->sampler);
 	pw_collector_free(p->collector);
 }
 
-static int run(const struct pw_options *opts)
+/* One line for systemctl status: "sampling every 1 s, 312 samples; 2 alerts firing:
+ * InterruptTimeHigh, CpuFrequencyLow; 1 pending". */
+static void format_status(const struct daemon *d, char *buf, size_t n)
 {
-	struct parts parts = {0};
+	struct pw_detector_view view;
+	uint32_t firing = 0, pending = 0;
+	size_t used;
+
+	memset(&view, 0, sizeof(view));
+	pw_watcher_view(d->parts.watcher, &view);
+	used = (size_t)snprintf(buf, n, "sampling every %.3g s, %llu samples%s",
+	                        (double)d->opts.interval_ns / 1e9, (unsigned long long)view.samples_seen,
+	                        view.warm ? "" : ", learning baselines");
+	for (uint32_t i = 0; i < view.nalerts; i++)
+		*(view.alerts[i].state == PW_ALERT_FIRING ? &firing : &pending) += 1;
+	if (used < n)
+		used += (size_t)snprintf(buf + used, n - used, "; %u alert%s firing%s", firing,
+		                         firing == 1 ? "" : "s", firing ? ":" : "");
+	for (uint32_t i = 0, k = 0; i < view.nalerts && used < n; i++)
+		if (view.alerts[i].state == PW_ALERT_FIRING)
+			used += (size_t)snprintf(buf + used, n - used, "%s %s", k++ ? "," : "",
+			                         pw_alert_name_str(view.alerts[i].name));
+	if (pending && used < n)
+		snprintf(buf + used, n - used, "; %u pending", pending);
+}
+
+static void notify_status(const struct daemon *d)
+{
+	char status[512];
+
+	format_status(d, status, sizeof(status));
+	sd_notifyf(0, "STATUS=%s", status);
+}
+
+/* Settings a reload cannot change: named in the log when the file changed them. */
+static void log_restart_needed(const struct pw_options *old, const struct pw_options *new)
+{
+	char names[256] = "";
+	size_t used = 0;
+	const struct {
+		const char *name;
+		bool changed;
+	} fixed[] = {
+	        {"listen", old->listen_fd < 0 && strcmp(old->listen, new->listen) != 0},
+	        {"interval", old->interval_ns != new->interval_ns},
+	        {"history", old->history_ns != new->history_ns},
+	        {"procfs", strcmp(old->procfs, new->procfs) != 0},
+	        {"sysfs", strcmp(old->sysfs, new->sysfs) != 0},
+	        {"interrupts-per-cpu", old->interrupts_per_cpu != new->interrupts_per_cpu},
+	        {"state-dir", strcmp(old->state_dir, new->state_dir) != 0},
+	        {"state-interval", old->state_interval_ns != new->state_interval_ns},
+	};
+
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]) && used < sizeof(names); i++)
+		if (fixed[i].changed)
+			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", used ? ", " : "",
+			                         fixed[i].name);
+	if (used)
+		pw_log(LOG_WARNING, "reload: %s changed; needs a restart (still running with the old value)",
+		       names);
+}
+
+/* Name each rule whose settings the reload changes, with its new settings. */
+static void log_rule_changes(const struct pw_detector_config *old, const struct pw_detector_config *new)
+{
+	if (old->warmup_ns != new->warmup_ns)
+		pw_log(LOG_INFO, "reload: baseline-warmup %.3g s -> %.3g s", (double)old->warmup_ns / 1e9,
+		       (double)new->warmup_ns / 1e9);
+	for (int i = 0; i < PW_ALERT_COUNT; i++) {
+		const struct pw_rule_config *a = &old->rules[i], *b = &new->rules[i];
+		if (a->enabled == b->enabled && a->for_ns == b->for_ns && a->resolve_ns == b->resolve_ns &&
+		    a->threshold == b->threshold && a->critical == b->critical && a->sigmas == b->sigmas)
+			continue;
+		pw_log(LOG_INFO,
+		       "reload: rule %s: enabled=%s for=%.3gs resolve=%.3gs threshold=%g critical=%g "
+		       "sigmas=%g",
+		       pw_alert_name_str((enum pw_alert_name)i), b->enabled ? "true" : "false",
+		       (double)b->for_ns / 1e9, (double)b->resolve_ns / 1e9, b->threshold, b->critical,
+		       b->sigmas);
+	}
+}
+
+/* SIGHUP: read the config file again (flags still win). Invalid: one line, nothing changes. Valid:
+ * rule settings go to the detector thread, the log level applies at once; baselines, alert state and
+ * queued notifications are untouched; what only a restart can change is named. */
+static void reload(struct daemon *d)
+{
+	struct pw_options fresh;
+	char err[1400];
+
+	if (pw_options_load(&fresh, d->argc, d->argv, err, sizeof(err)) != 0) {
+		pw_log(LOG_ERR, "reload rejected: %s; keeping the running configuration", err);
+		return;
+	}
+	/* Resolve times that follow the interval follow the one in effect, not a new one in the file. */
+	for (int i = 0; i < PW_ALERT_COUNT; i++)
+		if (!(fresh.rule_resolve_set >> i & 1u))
+			fresh.detector.rules[i].resolve_ns = 3 * d->opts.interval_ns;
+	log_restart_needed(&d->opts, &fresh);
+	log_rule_changes(&d->opts.detector, &fresh.detector);
+	pw_watcher_reconfigure(d->parts.watcher, &fresh.detector);
+	if (fresh.log_level != d->opts.log_level)
+		pw_log_set_level(fresh.log_level);
+	/* RELOAD HOOK (notifier): once the notifier thread exists, hand it the new receivers here, e.g.
+	 * pw_notifier_reconfigure(d->parts.notifier, &fresh.receivers), applied on its own thread like
+	 * the detector's settings; it must keep its queue of undelivered notifications. If options come
+	 * to own heap memory (receiver lists), release what fresh holds once it has been handed over. */
+	/* Only fields no other thread reads are updated in the running copy. */
+	d->opts.detector = fresh.detector;
+	d->opts.log_level = fresh.log_level;
+	d->opts.alert_for_ns = fresh.alert_for_ns;
+	d->opts.rule_for_set = fresh.rule_for_set;
+	d->opts.rule_resolve_set = fresh.rule_resolve_set;
+	pw_log(LOG_NOTICE, "reload: configuration %s applied", fresh.config);
+}
+
+/* The main thread waits for signals, waking every STATUS_PERIOD_S only when systemd listens, to
+ * refresh STATUS=. Returns on SIGTERM or SIGINT. */
+static void serve_until_signal(struct daemon *d, const sigset_t *set)
+{
+	bool systemd = getenv("NOTIFY_SOCKET") != NULL;
+	const struct timespec every = {STATUS_PERIOD_S, 0};
+
+	for (;;) {
+		int sig = systemd ? sigtimedwait(set, NULL, &every) : sigwaitinfo(set, NULL);
+		if (sig < 0) {
+			if (errno == EAGAIN)
+				notify_status(d);
+			continue;
+		}
+		if (sig == SIGTERM || sig == SIGINT) {
+			sd_notify(0, "STOPPING=1");
+			pw_log(LOG_INFO, "%s received, stopping", strsignal(sig));
+			return;
+		}
+		if (sig == SIGHUP) {
+			sd_notify(0, "RELOADING=1");
+			pw_log(LOG_INFO, "SIGHUP received, reloading %s", d->opts.config);
+			reload(d);
+			sd_notify(0, "READY=1");
+			notify_status(d);
+		}
+	}
+}
+
+static int run(struct daemon *d)
+{
 	char err[1400];
 	sigset_t set;
 	int r = EXIT_FAILURE;
 
 	block_signals(&set);
-	if (start_parts(opts, &parts, err, sizeof(err)) < 0) {
+	if (take_listen_socket(&d->opts, err, sizeof(err)) < 0 ||
+	    start_parts(&d->opts, &d->parts, err, sizeof(err)) < 0) {
 		pw_log(LOG_ERR, "%s", err);
 	} else {
 		pw_log(LOG_INFO, "listening on http://%s, sampling every %.3g s, %u CPUs, history %u samples",
-		       opts->listen, (double)opts->interval_ns / 1e9, pw_collector_cpu_cap(parts.collector),
-		       (uint32_t)(opts->history_ns / opts->interval_ns));
-		sd_notifyf(0, "READY=1\nSTATUS=sampling every %.3g s, serving %s",
-		           (double)opts->interval_ns / 1e9, opts->listen);
-		serve_until_signal(&set);
-		sd_notify(0, "STOPPING=1");
+		       d->opts.listen, (double)d->opts.interval_ns / 1e9,
+		       pw_collector_cpu_cap(d->parts.collector),
+		       (uint32_t)(d->opts.history_ns / d->opts.interval_ns));
+		sd_notify(0, "READY=1");
+		notify_status(d);
+		serve_until_signal(d, &set);
 		r = EXIT_SUCCESS;
 	}
-	stop_parts(&parts);
+	stop_parts(&d->parts);
+	if (r == EXIT_SUCCESS)
+		pw_log(LOG_INFO, "stopped");
 	return r;
 }
 
 int main(int argc, char **argv)
 {
-	struct pw_options opts;
+	static struct daemon d;
 	char err[1400];
-	int r = pw_options_load(&opts, argc, argv, err, sizeof(err));
+	int r = pw_options_load(&d.opts, argc, argv, err, sizeof(err));
 
 	if (r < 0) {
 		fprintf(stderr, "perfwatchd: %s\n", err);
@@ -161,12 +351,14 @@ int main(int argc, char **argv)
 	}
 	if (r > 0)
 		return EXIT_SUCCESS;
-	if (opts.check_config) {
+	if (d.opts.check_config) {
 		printf("perfwatchd: configuration OK\n");
 		return EXIT_SUCCESS;
 	}
-	if (opts.replay[0])
-		return pw_replay_run(&opts);
-	pw_log_init(opts.log_level);
-	return run(&opts);
+	if (d.opts.replay[0])
+		return pw_replay_run(&d.opts);
+	d.argc = argc;
+	d.argv = argv;
+	pw_log_init(d.opts.log_level);
+	return run(&d);
 }

@@ -74,6 +74,7 @@ static void defaults(struct pw_options *o)
 	memset(o, 0, sizeof(*o));
 	snprintf(o->listen, sizeof(o->listen), "127.0.0.1:%d", PW_DEFAULT_PORT);
 	pw_parse_listen(o->listen, &o->listen_addr, &o->listen_addr_len);
+	o->listen_fd = -1;
 	o->interval_ns = NS_PER_S;
 	o->history_ns = 3600 * NS_PER_S;
 	snprintf(o->procfs, sizeof(o->procfs), "/proc");

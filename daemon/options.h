@@ -17,6 +17,7 @@ struct pw_options {
 	char listen[128]; /* as given: "127.0.0.1:10071" */
 	struct sockaddr_storage listen_addr;
 	socklen_t listen_addr_len;
+	int listen_fd; /* not an option: a listening socket systemd passed (sd_listen_fds), else -1 */
 	int64_t interval_ns;
 	int64_t history_ns;
 	char procfs[1024];

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <systemd/sd-daemon.h>
 #include <unistd.h>
 
 struct pw_sampler {
@@ -23,6 +24,8 @@ struct pw_sampler {
 	int64_t duration_total_ns;
 
 	int notify_fd;
+	int64_t watchdog_ns;  /* ping systemd's watchdog this often; 0: no watchdog */
+	int64_t last_ping_ns; /* CLOCK_MONOTONIC of the last ping */
 	pthread_t thread;
 	bool running;
 	pthread_mutex_t stop_lock; /* only for the stop wake-up, never held while sampling */
@@ -114,23 +117,58 @@ static bool wait_until(struct pw_sampler *s, int64_t deadline_ns)
 	return stop;
 }
 
+void pw_sampler_watchdog(struct pw_sampler *s, int64_t period_ns)
+{
+	s->watchdog_ns = period_ns;
+}
+
+/* Absolute deadlines: lateness never accumulates into drift. A sample that ran past one or more whole
+ * deadlines skips them and counts them as missed. */
+static int64_t next_deadline(struct pw_sampler *s, int64_t deadline)
+{
+	int64_t now = pw_mono_ns();
+
+	deadline += s->interval_ns;
+	if (now >= deadline) {
+		int64_t behind = (now - deadline) / s->interval_ns + 1;
+		s->missed += (uint64_t)behind;
+		deadline += behind * s->interval_ns;
+	}
+	return deadline;
+}
+
+/* Ping the watchdog when due; returns when the next ping is due (INT64_MAX without a watchdog). The
+ * ping comes from this loop and nowhere else, so a sampler stuck in a read stops it and systemd
+ * restarts the service. */
+static int64_t watchdog_ping(struct pw_sampler *s)
+{
+	int64_t now = pw_mono_ns();
+
+	if (!s->watchdog_ns)
+		return INT64_MAX;
+	if (now - s->last_ping_ns >= s->watchdog_ns) {
+		sd_notify(0, "WATCHDOG=1");
+		s->last_ping_ns = now;
+	}
+	return s->last_ping_ns + s->watchdog_ns;
+}
+
 static void *sampler_main(void *arg)
 {
 	struct pw_sampler *s = arg;
 	int64_t deadline = pw_mono_ns();
+	int64_t wake;
 
 	do {
-		take_sample(s);
-		/* Absolute deadlines: lateness never accumulates into drift. A sample that ran past one
-		 * or more whole deadlines skips them and counts them as missed. */
-		deadline += s->interval_ns;
-		int64_t now = pw_mono_ns();
-		if (now >= deadline) {
-			int64_t behind = (now - deadline) / s->interval_ns + 1;
-			s->missed += (uint64_t)behind;
-			deadline += behind * s->interval_ns;
+		if (pw_mono_ns() >= deadline) {
+			take_sample(s);
+			deadline = next_deadline(s, deadline);
 		}
-	} while (!wait_until(s, deadline));
+		/* An interval longer than the watchdog's half period wakes in between just to ping. */
+		wake = watchdog_ping(s);
+		if (deadline < wake)
+			wake = deadline;
+	} while (!wait_until(s, wake));
 	return NULL;
 }
 

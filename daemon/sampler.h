@@ -22,6 +22,10 @@ struct pw_sampler *pw_sampler_new(struct pw_collector *collector, int64_t interv
  * reader can sleep until there is something new. Call before pw_sampler_start; -1 for none. */
 void pw_sampler_notify(struct pw_sampler *sampler, int fd);
 
+/* Send systemd's WATCHDOG=1 from the sampling loop every period_ns (half of WATCHDOG_USEC), between
+ * samples, so a sampler that hangs stops the pings. Call before pw_sampler_start; 0 for none. */
+void pw_sampler_watchdog(struct pw_sampler *sampler, int64_t period_ns);
+
 /* Start the thread; the first sample is taken at once. Returns 0 or -errno. */
 int pw_sampler_start(struct pw_sampler *sampler);
 

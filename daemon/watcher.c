@@ -52,6 +52,11 @@ struct pw_watcher {
 	struct pw_probes *probes;               /* NULL: alerts carry the detector's evidence only */
 	struct pw_alert active[PW_ALERT_COUNT]; /* scratch: what the probes look up for */
 	int wake_fd;                            /* the sampler's eventfd */
+	struct { /* a reload's detector settings, handed over by pw_watcher_reconfigure */
+		pthread_mutex_t lock;
+		bool pending;
+		struct pw_detector_config config;
+	} reload;
 	atomic_bool stop;
 	bool running;
 	pthread_t thread;
@@ -159,6 +164,7 @@ struct pw_watcher *pw_watcher_new(struct pw_sampler *sampler, const struct pw_de
 		return snprintf(err, err_size, "out of memory"), NULL;
 	w->sampler = sampler;
 	w->next_seq = 1;
+	pthread_mutex_init(&w->reload.lock, NULL);
 	w->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	w->sample = malloc(pw_ring_payload_size(latest));
 	w->views = pw_ring_new(VIEW_SLOTS, sizeof(struct pw_detector_view));
@@ -188,9 +194,44 @@ static void log_event(const struct pw_alert_event *ev)
 	const struct pw_alert *a = &ev->alert;
 	const char *to = ev->resolved ? "resolved" : pw_alert_state_str(a->state);
 	int level = a->state == PW_ALERT_FIRING ? LOG_WARNING : LOG_NOTICE;
+	struct pw_log_alert_fields fields = {
+	        .name = pw_alert_name_str(a->name),
+	        .state = to,
+	        .severity = pw_severity_str(a->severity),
+	        .scope = a->scope,
+	};
 
-	pw_log(level, "alert %s %s -> %s (%s): %s", pw_alert_name_str(a->name), pw_alert_state_str(ev->from),
-	       to, pw_severity_str(a->severity), a->summary);
+	pw_log_alert(level, &fields, "alert %s %s -> %s (%s): %s", fields.name, pw_alert_state_str(ev->from),
+	             to, fields.severity, a->summary);
+}
+
+void pw_watcher_reconfigure(struct pw_watcher *w, const struct pw_detector_config *config)
+{
+	pthread_mutex_lock(&w->reload.lock);
+	w->reload.config = *config;
+	w->reload.pending = true;
+	pthread_mutex_unlock(&w->reload.lock);
+	/* Wake the thread now rather than at the next sample, which may be an hour away. */
+	uint64_t one = 1;
+	if (write(w->wake_fd, &one, sizeof(one)) < 0)
+		pw_log(LOG_WARNING, "cannot wake the detector thread: %s", strerror(errno));
+}
+
+/* On the detector thread, before the next sample is judged: the detector is not thread-safe, so a
+ * reload only ever reaches it here. */
+static void apply_reload(struct pw_watcher *w)
+{
+	bool pending;
+
+	pthread_mutex_lock(&w->reload.lock);
+	pending = w->reload.pending;
+	if (pending)
+		pw_detector_reconfigure(w->detector, &w->reload.config);
+	w->reload.pending = false;
+	pthread_mutex_unlock(&w->reload.lock);
+	if (pending)
+		pw_log(LOG_INFO,
+		       "reload: new rule settings in effect in the detector (baselines and alerts kept)");
 }
 
 /* The sampler never logs; its parse-error counters are reported from here, with the sample's clock. */
@@ -240,6 +281,7 @@ static void catch_up(struct pw_watcher *w)
 	const struct pw_ring *latest = pw_sampler_latest(w->sampler);
 	uint64_t head = pw_ring_head(latest);
 
+	apply_reload(w);
 	for (; w->next_seq <= head; w->next_seq++) {
 		if (pw_ring_read(latest, w->next_seq, w->sample) < 0) {
 			w->view.samples_missed++; /* overwritten before we got to it */
@@ -323,6 +365,7 @@ void pw_watcher_free(struct pw_watcher *w)
 	free(w->state.dir);
 	free(w->state.buf);
 	free(w->sample);
+	pthread_mutex_destroy(&w->reload.lock);
 	free(w);
 }
 

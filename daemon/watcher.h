@@ -33,6 +33,11 @@ int pw_watcher_start(struct pw_watcher *watcher);
 void pw_watcher_stop(struct pw_watcher *watcher);
 void pw_watcher_free(struct pw_watcher *watcher);
 
+/* Any thread: hand new detector settings (a reload) to the detector thread, which applies them with
+ * pw_detector_reconfigure at once (it is woken) and before it judges any further sample, keeping baselines
+ * and alert state. config is copied; when several arrive before that, the last wins. */
+void pw_watcher_reconfigure(struct pw_watcher *watcher, const struct pw_detector_config *config);
+
 /* Any thread: the newest published view into ret. False before the first sample was judged. */
 bool pw_watcher_view(const struct pw_watcher *watcher, struct pw_detector_view *ret);
 

@@ -530,6 +530,26 @@ static json_t *diagnosis(const struct doc *d)
 	return pw_json_text(t.buf, t.len);
 }
 
+/* Each rule's settings in effect, so a reload can be checked: {"InterruptTimeHigh": {"enabled": true,
+ * "for_seconds": 30, "resolve_seconds": 3, "threshold": 0.1, "critical": 0.25, "sigmas": 4}, ...}. */
+static json_t *rules_section(struct doc *d, const struct pw_detector_view *view)
+{
+	json_t *obj = json_object();
+
+	for (int i = 0; i < PW_ALERT_COUNT; i++) {
+		const struct pw_rule_config *rc = &view->rules[i];
+		json_t *rule = json_object();
+		set(d, rule, "enabled", json_boolean(rc->enabled));
+		set(d, rule, "for_seconds", pw_json_real((double)rc->for_ns / 1e9, 3));
+		set(d, rule, "resolve_seconds", pw_json_real((double)rc->resolve_ns / 1e9, 3));
+		set(d, rule, "threshold", json_real(rc->threshold));
+		set(d, rule, "critical", json_real(rc->critical));
+		set(d, rule, "sigmas", json_real(rc->sigmas));
+		set(d, obj, pw_alert_name_str((enum pw_alert_name)i), rule);
+	}
+	return obj;
+}
+
 static json_t *detector_section(struct doc *d)
 {
 	const struct pw_detector_view *view = detector(d);
@@ -541,6 +561,7 @@ static json_t *detector_section(struct doc *d)
 	set(d, obj, "warm", json_boolean(view->warm));
 	set(d, obj, "samples_seen", json_integer((json_int_t)view->samples_seen));
 	set(d, obj, "samples_missed", json_integer((json_int_t)view->samples_missed));
+	set(d, obj, "rules", rules_section(d, view));
 	return obj;
 }
 

@@ -405,4 +405,5 @@ void pw_detector_snapshot(const struct pw_detector *d, struct pw_detector_view *
 	ret->warm = pw_detector_warm(d);
 	ret->nalerts = (uint32_t)pw_detector_active(d, ret->alerts, PW_ALERT_COUNT);
 	memcpy(ret->baselines, d->host, sizeof(ret->baselines));
+	memcpy(ret->rules, d->config.rules, sizeof(ret->rules));
 }

@@ -89,6 +89,7 @@ struct pw_detector_view {
 	uint32_t nalerts; /* active alerts, in rule order */
 	struct pw_alert alerts[PW_ALERT_COUNT];
 	struct pw_baseline baselines[PW_SIG_COUNT];
+	struct pw_rule_config rules[PW_ALERT_COUNT]; /* the settings in effect (a reload changes them) */
 };
 
 /* Fill ret from the detector's current state (samples_* are the caller's to set). */
