@@ -31,9 +31,11 @@ struct pw_http {
 	const struct pw_options *opts;
 	const struct pw_sampler *sampler;
 	const struct pw_watcher *watcher;
-	struct pw_detector_view view; /* scratch copy of the detector's newest view */
-	struct pw_sample *sample;     /* scratch copy of the newest sample */
-	void *point;                  /* scratch for history points */
+	struct pw_notifier *notifier;  /* NULL: no receivers */
+	struct pw_notify_stats notify; /* scratch copy of its counters */
+	struct pw_detector_view view;  /* scratch copy of the detector's newest view */
+	struct pw_sample *sample;      /* scratch copy of the newest sample */
+	void *point;                   /* scratch for history points */
 	struct pw_outbuf body, gz;
 	double last_scrape_seconds;
 	uint64_t scrapes;
@@ -107,6 +109,10 @@ static enum MHD_Result serve_metrics(struct pw_http *h, struct MHD_Connection *c
 	};
 
 	self.detector = detector_view(h);
+	if (h->notifier) {
+		pw_notifier_stats(h->notifier, &h->notify);
+		self.notify = &h->notify;
+	}
 	pw_outbuf_reset(&h->body);
 	if (pw_prom_render(&h->body, latest(h), &options, &self) < 0)
 		return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
@@ -237,7 +243,8 @@ static void http_free(struct pw_http *h)
 }
 
 struct pw_http *pw_http_start(const struct pw_options *opts, const struct pw_sampler *sampler,
-                              const struct pw_watcher *watcher, char *err, size_t err_size)
+                              const struct pw_watcher *watcher, struct pw_notifier *notifier, char *err,
+                              size_t err_size)
 {
 	struct pw_http *h = calloc(1, sizeof(*h));
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
@@ -247,6 +254,7 @@ struct pw_http *pw_http_start(const struct pw_options *opts, const struct pw_sam
 	h->opts = opts;
 	h->sampler = sampler;
 	h->watcher = watcher;
+	h->notifier = notifier;
 	h->mhd_log_limit.period_ns = 60 * INT64_C(1000000000);
 	pw_outbuf_init(&h->body);
 	pw_outbuf_init(&h->gz);

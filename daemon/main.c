@@ -4,6 +4,7 @@
 #include "collect.h"
 #include "http.h"
 #include "log.h"
+#include "notifier.h"
 #include "options.h"
 #include "sampler.h"
 #include "watcher.h"
@@ -65,8 +66,34 @@ struct parts {
 	struct pw_collector *collector;
 	struct pw_sampler *sampler;
 	struct pw_watcher *watcher;
+	struct pw_notifier *notifier; /* NULL: no receivers */
 	struct pw_http *http;
 };
+
+/* The alert delivery thread, when receivers are configured. */
+static int start_notifier(const struct pw_options *opts, struct parts *p, char *err, size_t n)
+{
+	char external_url[160];
+	struct pw_notifier_config nc = {
+	        .receivers = &opts->receivers,
+	        .instance = opts->instance,
+	        .external_url = external_url,
+	        .webhook_repeat_ns = opts->webhook_repeat_ns,
+	        .am_resend_ns = opts->am_resend_ns,
+	        .queue_cap = opts->notify_queue,
+	        .state_dir = opts->state_dir,
+	};
+
+	if (opts->receivers.n == 0)
+		return 0;
+	snprintf(external_url, sizeof(external_url), "http://%s", opts->listen);
+	if (!(p->notifier = pw_notifier_new(&nc, err, n)))
+		return -1;
+	if (pw_notifier_start(p->notifier) < 0)
+		return snprintf(err, n, "the notifier did not start"), -1;
+	pw_watcher_set_notifier(p->watcher, p->notifier);
+	return 0;
+}
 
 static int start_parts(const struct pw_options *opts, struct parts *p, char *err, size_t n)
 {
@@ -91,10 +118,12 @@ static int start_parts(const struct pw_options *opts, struct parts *p, char *err
 	if (!(p->watcher = pw_watcher_new(p->sampler, &opts->detector, opts->state_dir,
 	                                  opts->state_interval_ns, err, n)))
 		return -1;
+	if (start_notifier(opts, p, err, n) < 0)
+		return -1;
 	if (pw_watcher_start(p->watcher) < 0 || pw_sampler_start(p->sampler) < 0 ||
 	    wait_first_sample(p->sampler) < 0)
 		return snprintf(err, n, "the sampler did not start"), -1;
-	if (!(p->http = pw_http_start(opts, p->sampler, p->watcher, err, n)))
+	if (!(p->http = pw_http_start(opts, p->sampler, p->watcher, p->notifier, err, n)))
 		return -1;
 	return 0;
 }
@@ -104,7 +133,8 @@ static void stop_parts(struct parts *p)
 	pw_http_stop(p->http);
 	if (p->sampler)
 		pw_sampler_stop(p->sampler); /* before the watcher closes the eventfd it writes to */
-	pw_watcher_free(p->watcher);
+	pw_watcher_free(p->watcher);         /* its last transitions go to the notifier */
+	pw_notifier_free(p->notifier);       /* aborts transfers, keeps the queue */
 	pw_sampler_free(p->sampler);
 	pw_collector_free(p->collector);
 }

@@ -4,6 +4,7 @@
 #define PW_OPTIONS_H
 
 #include "detector.h"
+#include "receiver.h"
 
 #include <netinet/in.h>
 #include <stdbool.h>
@@ -32,6 +33,12 @@ struct pw_options {
 	struct pw_detector_config detector; /* warmup, and per-rule settings from [rule.NAME] sections */
 	uint32_t rule_for_set;              /* bit per rule: its section set "for" */
 	uint32_t rule_resolve_set;          /* bit per rule: its section set "resolve" */
+	/* alert delivery (notifier.h) */
+	struct pw_receivers receivers; /* --webhook, --alertmanager and [receiver.NAME] sections */
+	char instance[256];            /* the "instance" label of alerts; default: the host name */
+	int64_t webhook_repeat_ns;     /* still-firing alerts go to webhooks again this often */
+	int64_t am_resend_ns;          /* and to Alertmanagers this often */
+	uint32_t notify_queue;         /* notifications held for delivery before the oldest is dropped */
 };
 
 /* Load defaults, then the config file, then the command line over it. On a bad flag, value or

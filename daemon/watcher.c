@@ -3,6 +3,7 @@
 #include "watcher.h"
 
 #include "log.h"
+#include "notifier.h"
 #include "state_file.h"
 
 #include <errno.h>
@@ -45,7 +46,8 @@ struct pw_watcher {
 	uint64_t next_seq; /* the next publication to read */
 	struct error_reporter errors;
 	struct persistence state;
-	int wake_fd; /* the sampler's eventfd */
+	struct pw_notifier *notifier; /* NULL: no receivers */
+	int wake_fd;                  /* the sampler's eventfd */
 	atomic_bool stop;
 	bool running;
 	pthread_t thread;
@@ -220,6 +222,8 @@ static void catch_up(struct pw_watcher *w)
 		size_t n = pw_detector_observe(w->detector, w->sample, w->events, EVENTS_CAP);
 		for (size_t i = 0; i < n && i < EVENTS_CAP; i++)
 			log_event(&w->events[i]);
+		if (w->notifier && n) /* copies into the notifier's inbox; never waits on a receiver */
+			pw_notifier_submit(w->notifier, w->events, n < EVENTS_CAP ? n : EVENTS_CAP);
 		report_errors(&w->errors, w->sample);
 		w->view.samples_seen++;
 		persist(w, w->sample->mono_ns);
@@ -248,6 +252,11 @@ static void *watcher_main(void *arg)
 			save_state(w, w->state.last_save_ns, true);
 	}
 	return NULL;
+}
+
+void pw_watcher_set_notifier(struct pw_watcher *w, struct pw_notifier *notifier)
+{
+	w->notifier = notifier;
 }
 
 int pw_watcher_start(struct pw_watcher *w)

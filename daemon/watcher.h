@@ -17,6 +17,10 @@ struct pw_watcher;
 struct pw_watcher *pw_watcher_new(struct pw_sampler *sampler, const struct pw_detector_config *config,
                                   const char *state_dir, int64_t save_every_ns, char *err, size_t err_size);
 
+/* Hand alert transitions to notifier too (NULL: none). Call before pw_watcher_start. */
+struct pw_notifier;
+void pw_watcher_set_notifier(struct pw_watcher *watcher, struct pw_notifier *notifier);
+
 int pw_watcher_start(struct pw_watcher *watcher);
 
 /* Stop and join; idempotent. With a state dir, the thread judges what is left in the ring and
