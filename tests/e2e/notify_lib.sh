@@ -32,11 +32,11 @@ rx_count() {
 	jq -c "select(${2:-true})" "$f" | wc -l
 }
 
-# scenario_start: the live tree in $PW_WORK/tree; the alert fires ~4 s after the daemon's start
+# scenario_start [INCIDENT_S]: the live tree in $PW_WORK/tree; the alert fires ~4 s after the daemon's start
 # (2 s of baseline, 1 s pending), and resolves ~4 s later (4 s incident, 3 clear intervals).
 scenario_start() {
 	python3 "$PW_SCENARIO_PY" incident2_ondemand:ondemand "$PW_WORK/tree" --tick 0.05 \
-		--param baseline=2 --param incident=4 --param recovery=600 >"$PW_WORK/events" 2>"$PW_WORK/driver.err" &
+		--param baseline=2 --param incident="${1:-4}" --param recovery=600 >"$PW_WORK/events" 2>"$PW_WORK/driver.err" &
 	PW_PIDS+=("$!")
 	pw_wait_for 20 "the first tree" grep -qs '"phase"' "$PW_WORK/events" || pw_fail "$(cat "$PW_WORK/driver.err")"
 }
