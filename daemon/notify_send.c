@@ -27,9 +27,9 @@ struct curl_slist *pw_send_headers(const struct pw_receiver *r)
 	struct curl_slist *list = NULL, *grown;
 	char line[600];
 
+	static const char user_agent[] = "User-Agent: perfwatchd/" PW_VERSION;
 	/* Without "Expect:", libcurl would wait for a 100 Continue before sending a body over 1 KiB. */
-	const char *fixed[] = {"Content-Type: application/json", "User-Agent: perfwatchd/" PW_VERSION,
-	                       "Expect:"};
+	const char *fixed[] = {"Content-Type: application/json", user_agent, "Expect:"};
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
 		if (!(grown = curl_slist_append(list, fixed[i])))
 			goto oom;
