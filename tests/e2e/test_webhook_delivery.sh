@@ -66,5 +66,15 @@ metric_at_least "perfwatch_notifications_retried_total$RX_LABELS" 4 1
 [ "$(pw_metric "perfwatch_notification_queue_length$RX_LABELS")" = 0 ] || pw_fail "still queued"
 [ "$(pw_metric "perfwatch_notification_delivery_seconds_count$RX_LABELS")" = 2 ] || pw_fail "latency not observed"
 grep -q 'notifier: ops: delivery failed' "$PW_WORK/perfwatchd.log" || pw_fail "failures not logged"
+# The delivery families lint clean, and OpenMetrics names the counters without _total.
+if command -v promtool >/dev/null; then
+	out=$(pw_get metrics | promtool check metrics 2>&1) || pw_fail "promtool: $out"
+	[ -z "$out" ] || pw_fail "promtool complains: $out"
+fi
+om=$(curl -s -H 'Accept: application/openmetrics-text' "$PW_URL/metrics")
+grep -q '^# TYPE perfwatch_notifications_sent counter$' <<<"$om" || pw_fail "OpenMetrics counter banner"
+grep -q '^perfwatch_notification_delivery_seconds_bucket{receiver="ops",type="webhook",le="+Inf"} 2$' <<<"$om" ||
+	pw_fail "histogram: $(grep delivery_seconds <<<"$om")"
+[ "$(tail -1 <<<"$om")" = "# EOF" ] || pw_fail "OpenMetrics does not end in # EOF"
 pw_stop "$PW_PID"
 echo PASS
