@@ -32,11 +32,12 @@ rx_count() {
 	jq -c "select(${2:-true})" "$f" | wc -l
 }
 
-# scenario_start [INCIDENT_S]: the live tree in $PW_WORK/tree; the alert fires ~4 s after the daemon's start
-# (2 s of baseline, 1 s pending), and resolves ~4 s later (4 s incident, 3 clear intervals).
+# scenario_start [INCIDENT_S [BASELINE_S]]: the live tree in $PW_WORK/tree; the alert fires about
+# BASELINE_S (default 2) + 2 s after the start (1 s pending), and resolves INCIDENT_S (default 4)
+# + 3 s later (3 clear intervals).
 scenario_start() {
 	python3 "$PW_SCENARIO_PY" incident2_ondemand:ondemand "$PW_WORK/tree" --tick 0.05 \
-		--param baseline=2 --param incident="${1:-4}" --param recovery=600 >"$PW_WORK/events" 2>"$PW_WORK/driver.err" &
+		--param baseline="${2:-2}" --param incident="${1:-4}" --param recovery=600 >"$PW_WORK/events" 2>"$PW_WORK/driver.err" &
 	PW_PIDS+=("$!")
 	pw_wait_for 20 "the first tree" grep -qs '"phase"' "$PW_WORK/events" || pw_fail "$(cat "$PW_WORK/driver.err")"
 }
@@ -52,3 +53,12 @@ metric_at_least() {
 
 # Series names of the default webhook receiver.
 RX_LABELS='{receiver="webhook1",type="webhook"}'
+
+# On failure, show what the daemons logged and the phases the tree went through.
+pw_fail() {
+	echo "FAIL: $*" >&2
+	for f in "$PW_WORK"/*.log "$PW_WORK/events"; do
+		[ -f "$f" ] && { echo "--- $f" >&2; tail -n 30 "$f" >&2; }
+	done
+	exit 1
+}

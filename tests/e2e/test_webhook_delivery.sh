@@ -16,7 +16,7 @@ bearer_token = s3cret
 header = X-Team: perf
 timeout = 5s
 CONF
-scenario_start
+scenario_start 4 1
 pw_start perfwatchd --config "$PW_WORK/perfwatchd.conf" "${PW_SCENARIO_FLAGS[@]}" --instance db1
 RX_LABELS='{receiver="ops",type="webhook"}'
 

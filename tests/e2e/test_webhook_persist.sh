@@ -9,7 +9,7 @@ command -v jq >/dev/null || pw_skip "jq not installed"
 
 RX_PORT=$(pw_free_port)
 mkdir -p "$PW_WORK/state"
-scenario_start
+scenario_start 4 1
 pw_start first "${PW_SCENARIO_FLAGS[@]}" --state-dir "$PW_WORK/state" --instance first-run \
 	--webhook "http://127.0.0.1:$RX_PORT/hook"
 metric_at_least "perfwatch_notification_queue_length$RX_LABELS" 2 30

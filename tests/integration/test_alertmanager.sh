@@ -34,7 +34,7 @@ PW_PIDS+=("$!")
 am_ready() { [ "$(curl -s -o /dev/null -w '%{http_code}' "$am/-/ready")" = 200 ]; }
 pw_wait_for 30 "alertmanager ready" am_ready || pw_fail "alertmanager did not start: $(cat "$PW_WORK/alertmanager.log")"
 
-scenario_start 10
+scenario_start 6 1
 # Also a direct webhook, to compare our fingerprint with Alertmanager's.
 pw_start perfwatchd "${PW_SCENARIO_FLAGS[@]}" --instance db1 --alertmanager "$am/" \
 	--alertmanager-resend 1s --webhook "$RX_URL/direct"
