@@ -35,9 +35,9 @@ am_ready() { [ "$(curl -s -o /dev/null -w '%{http_code}' "$am/-/ready")" = 200 ]
 pw_wait_for 30 "alertmanager ready" am_ready || pw_fail "alertmanager did not start: $(cat "$PW_WORK/alertmanager.log")"
 
 scenario_start 6 1
-# Also a direct webhook, to compare our fingerprint with Alertmanager's.
+# Also a direct webhook, to compare our fingerprint with Alertmanager's, and to see it repeat.
 pw_start perfwatchd "${PW_SCENARIO_FLAGS[@]}" --instance db1 --alertmanager "$am/" \
-	--alertmanager-resend 1s --webhook "$RX_URL/direct"
+	--alertmanager-resend 1s --webhook "$RX_URL/direct" --webhook-repeat-interval 1s
 
 # am_alert JQ: the CpuFrequencyLow alert Alertmanager holds, through jq, or nothing.
 am_alert() {
@@ -76,6 +76,14 @@ jq -se '[.[] | select(.path == "/am")] | (.[0].body.status == "firing") and all(
 	pw_fail "Alertmanager's messages: $(jq -c 'select(.path == "/am") | .body' "$log")"
 jq -se "[.[] | select(.path == \"/am\" and .body.status == \"resolved\")][0].body.alerts[0].fingerprint == \"$ours\"" \
 	"$log" >/dev/null || pw_fail "resolved message is for another alert"
+# The direct webhook: firing, repeated while firing (1 s), then resolved once, the same alert.
+_direct_resolved() { [ "$(rx_count log '.path == "/direct" and .body.status == "resolved"')" -ge 1 ]; }
+pw_wait_for 10 "the direct resolved message" _direct_resolved || pw_fail "no direct resolved message"
+jq -se '[.[] | select(.path == "/direct") | .body] | length >= 3 and (.[-1].status == "resolved")
+	and ([.[] | select(.status == "resolved")] | length == 1)
+	and ([.[:-1][] | .status] | all(. == "firing"))
+	and ([.[] | .alerts[0].fingerprint] | unique | length == 1)' "$log" >/dev/null ||
+	pw_fail "direct webhook: $(jq -c 'select(.path == "/direct") | .body.status' "$log")"
 [ "$(pw_metric 'perfwatch_notifications_dropped_total{receiver="alertmanager1",type="alertmanager"}')" = 0 ] ||
 	pw_fail "pushes dropped: $(cat "$PW_WORK/perfwatchd.log")"
 pw_stop "$PW_PID"
