@@ -6,16 +6,19 @@
 PW_RECEIVER_PY="$PW_TESTS/integration/webhook_receiver.py"
 PW_SCENARIO_PY="$PW_TESTS/scenarios/pwscenario.py"
 
-# receiver_start [PORT]: start the receiver on PORT (default: a free one, kept in RX_PORT) recording
-# into $PW_WORK/rx.{log,attempts}.jsonl, controlled by $PW_WORK/rx.control; waits until it answers.
+# receiver_start [PORT [RECEIVER-ARGS...]]: start the receiver on PORT (default: a free one, kept in
+# RX_PORT) recording into $PW_WORK/rx.{log,attempts}.jsonl, controlled by $PW_WORK/rx.control; waits
+# until it answers. With --tls-cert/--tls-key among the arguments it speaks HTTPS (RX_URL follows).
 receiver_start() {
 	RX_PORT=${1:-${RX_PORT:-$(pw_free_port)}}
+	shift || true
 	RX_URL="http://127.0.0.1:$RX_PORT"
+	[[ " $* " != *" --tls-cert "* ]] || RX_URL="https://127.0.0.1:$RX_PORT"
 	python3 "$PW_RECEIVER_PY" --port "$RX_PORT" --log "$PW_WORK/rx.log.jsonl" \
-		--attempts "$PW_WORK/rx.attempts.jsonl" --control "$PW_WORK/rx.control" 2>>"$PW_WORK/rx.err" &
+		--attempts "$PW_WORK/rx.attempts.jsonl" --control "$PW_WORK/rx.control" "$@" 2>>"$PW_WORK/rx.err" &
 	RX_PID=$!
 	PW_PIDS+=("$RX_PID")
-	_rx_up() { [ "$(curl -s -o /dev/null -w '%{http_code}' "$RX_URL/-/healthy")" = 200 ]; }
+	_rx_up() { [ "$(curl -sk -o /dev/null -w '%{http_code}' "$RX_URL/-/healthy")" = 200 ]; }
 	pw_wait_for 10 "webhook receiver" _rx_up || pw_fail "receiver did not start: $(cat "$PW_WORK/rx.err")"
 }
 

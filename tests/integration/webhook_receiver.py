@@ -10,12 +10,15 @@ read from --control before every request, a JSON object that the test rewrites:
   {"mode": "slow", "delay": S}   waits S seconds, then 200
   {"mode": "hang"}               reads the request and never answers (until the client gives up)
 
-A missing or unreadable control file means "ok". GET /-/healthy answers 200 (for readiness polls).
-Usage: webhook_receiver.py --port P --log FILE --attempts FILE --control FILE
+A "paths" member maps a request path to its own such object ({"mode": "ok", "paths": {"/reject":
+{"mode": "error", "status": 400}}}). A missing or unreadable control file means "ok". GET /-/healthy
+answers 200 (for readiness polls). With --tls-cert and --tls-key it speaks HTTPS.
+Usage: webhook_receiver.py --port P --log FILE --attempts FILE --control FILE [--tls-cert F --tls-key F]
 """
 import argparse
 import json
 import os
+import ssl
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -59,6 +62,7 @@ class Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length", 0))
         raw = self.rfile.read(length)
         ctl = control(self.server.args.control)
+        ctl = ctl.get("paths", {}).get(self.path, ctl)
         mode = ctl.get("mode", "ok")
         append(self.server.args.attempts, {"path": self.path, "mode": mode, "time": time.time()})
         if mode == "error":
@@ -85,11 +89,17 @@ def main():
     ap.add_argument("--log", required=True)
     ap.add_argument("--attempts", required=True)
     ap.add_argument("--control", required=True)
+    ap.add_argument("--tls-cert")
+    ap.add_argument("--tls-key")
     args = ap.parse_args()
     ThreadingHTTPServer.allow_reuse_address = True
     ThreadingHTTPServer.daemon_threads = True
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     server.args = args
+    if args.tls_cert:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(args.tls_cert, args.tls_key)
+        server.socket = ctx.wrap_socket(server.socket, server_side=True)
     server.serve_forever()
 
 
