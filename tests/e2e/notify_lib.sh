@@ -1,7 +1,8 @@
 # notify_lib.sh — for the alert delivery tests, sourced after lib.sh: the Python webhook receiver
 # (tests/integration/webhook_receiver.py), a live tree on which CpuFrequencyLow fires a few seconds
-# after the start and resolves a few seconds later (incident2_ondemand: that rule needs no baseline,
-# so no warmup), and polls on /metrics and on the receiver's records.
+# after the start and resolves a few seconds later (notify_freq_low.json: that rule needs no
+# baseline, so no warmup; CPUs at half their maximum, so it cannot flap), and polls on /metrics and
+# on the receiver's records.
 
 PW_RECEIVER_PY="$PW_TESTS/integration/webhook_receiver.py"
 PW_SCENARIO_PY="$PW_TESTS/scenarios/pwscenario.py"
@@ -39,7 +40,7 @@ rx_count() {
 # BASELINE_S (default 2) + 2 s after the start (1 s pending), and resolves INCIDENT_S (default 4)
 # + 3 s later (3 clear intervals).
 scenario_start() {
-	python3 "$PW_SCENARIO_PY" incident2_ondemand:ondemand "$PW_WORK/tree" --tick 0.05 \
+	python3 "$PW_SCENARIO_PY" "$PW_TESTS/e2e/notify_freq_low.json" "$PW_WORK/tree" --tick 0.05 \
 		--param baseline="${2:-2}" --param incident="${1:-4}" --param recovery=600 >"$PW_WORK/events" 2>"$PW_WORK/driver.err" &
 	PW_PIDS+=("$!")
 	pw_wait_for 20 "the first tree" grep -qs '"phase"' "$PW_WORK/events" || pw_fail "$(cat "$PW_WORK/driver.err")"

@@ -99,7 +99,9 @@ def main():
     if args.tls_cert:
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ctx.load_cert_chain(args.tls_cert, args.tls_key)
-        server.socket = ctx.wrap_socket(server.socket, server_side=True)
+        # The handshake happens in the request's thread, not in accept(): one slow client must not
+        # hold up the others.
+        server.socket = ctx.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
     server.serve_forever()
 
 
