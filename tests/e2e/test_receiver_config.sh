@@ -15,6 +15,9 @@ expect_bad() {
 cat >"$conf" <<'CONF'
 [perfwatchd]
 instance = db1
+webhook = http://127.0.0.1:1/a
+webhook = http://127.0.0.1:1/b
+alertmanager = http://127.0.0.1:9093/
 
 [receiver.ops]
 type = webhook
@@ -34,6 +37,8 @@ basic_auth_password = pw
 tls_insecure = false
 CONF
 out=$("$PERFWATCHD" --config "$conf" --check-config --webhook http://127.0.0.1:1/x 2>&1) || pw_fail "good config refused: $out"
+printf '[perfwatchd]\nwebhook = http://a/1\nwebhook = mailto:x\n' >"$conf"
+expect_bad 3 "invalid url 'mailto:x'"
 
 printf '[receiver.ops]\ntype = webhook\nurl = ftp://example.com/x\n' >"$conf"
 expect_bad 3 "invalid url 'ftp://example.com/x' \(want http:// or https://\)"
