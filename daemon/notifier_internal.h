@@ -21,7 +21,9 @@
 #define INBOX_CAP 64 /* transitions between two wake-ups: the detector makes at most 2 per rule */
 #define BACKOFF_MIN_NS (500 * NS_PER_MS)
 #define BACKOFF_MAX_NS (60 * NS_PER_S)
-#define POLL_MAX_MS 1000
+/* The longest sleep: retries, repeats and curl's own timers are waited for exactly, and other
+ * threads wake the notifier, so this only bounds an idle notifier's wake-ups. */
+#define POLL_MAX_MS 60000
 /* Alertmanager holds a pushed alert until endsAt: as Prometheus does, 4 resend intervals ahead, so
  * a few lost pushes do not resolve it, and a perfwatchd that died resolves within minutes. */
 #define AM_HOLD_RESENDS 4

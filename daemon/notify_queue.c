@@ -1,6 +1,8 @@
 /* notify_queue.c — a doubly linked FIFO of notifications, and its JSON file form. */
 #include "notify_queue.h"
 
+#include "alert.h"
+
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -124,7 +126,7 @@ int pw_nq_decode(struct pw_nq *q, const char *text, size_t len)
 		if (json_unpack(entry, "{s:s, s:i, s:s, s:I, s:i, s:s}", "receiver", &receiver, "alert",
 		                &alert, "kind", &kind, "enqueued_ns", &enqueued, "attempts", &attempts,
 		                "body", &body) < 0 ||
-		    attempts < 0) {
+		    attempts < 0 || alert < 0 || alert >= PW_ALERT_COUNT) {
 			r = -EINVAL;
 			break;
 		}
