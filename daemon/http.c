@@ -31,15 +31,16 @@ struct pw_http {
 	const struct pw_options *opts;
 	const struct pw_sampler *sampler;
 	const struct pw_watcher *watcher;
-	struct pw_notifier *notifier;  /* NULL: no receivers */
-	struct pw_notify_stats notify; /* scratch copy of its counters */
-	struct pw_detector_view view;  /* scratch copy of the detector's newest view */
-	struct pw_sample *sample;      /* scratch copy of the newest sample */
-	void *point;                   /* scratch for history points */
+	struct pw_detector_view view; /* scratch copy of the detector's newest view */
+	struct pw_sample *sample;     /* scratch copy of the newest sample */
+	void *point;                  /* scratch for history points */
 	struct pw_outbuf body, gz;
 	double last_scrape_seconds;
 	uint64_t scrapes;
 	struct pw_ratelimit mhd_log_limit;
+
+	struct pw_notifier *notifier;  /* NULL: no receivers */
+	struct pw_notify_stats notify; /* scratch copy of its counters */
 };
 
 static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status, const char *type,

@@ -46,11 +46,12 @@ struct pw_watcher {
 	uint64_t next_seq; /* the next publication to read */
 	struct error_reporter errors;
 	struct persistence state;
-	struct pw_notifier *notifier; /* NULL: no receivers */
-	int wake_fd;                  /* the sampler's eventfd */
+	int wake_fd; /* the sampler's eventfd */
 	atomic_bool stop;
 	bool running;
 	pthread_t thread;
+
+	struct pw_notifier *notifier; /* alert transitions go there too; NULL: no receivers */
 };
 
 /* What a state file that did not load means for the person reading the log. */
