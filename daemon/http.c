@@ -38,6 +38,9 @@ struct pw_http {
 	double last_scrape_seconds;
 	uint64_t scrapes;
 	struct pw_ratelimit mhd_log_limit;
+
+	struct pw_notifier *notifier;  /* NULL: no receivers */
+	struct pw_notify_stats notify; /* scratch copy of its counters */
 };
 
 static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status, const char *type,
@@ -107,6 +110,10 @@ static enum MHD_Result serve_metrics(struct pw_http *h, struct MHD_Connection *c
 	};
 
 	self.detector = detector_view(h);
+	if (h->notifier) {
+		pw_notifier_stats(h->notifier, &h->notify);
+		self.notify = &h->notify;
+	}
 	pw_outbuf_reset(&h->body);
 	if (pw_prom_render(&h->body, latest(h), &options, &self) < 0)
 		return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
@@ -237,7 +244,8 @@ static void http_free(struct pw_http *h)
 }
 
 struct pw_http *pw_http_start(const struct pw_options *opts, const struct pw_sampler *sampler,
-                              const struct pw_watcher *watcher, char *err, size_t err_size)
+                              const struct pw_watcher *watcher, struct pw_notifier *notifier, char *err,
+                              size_t err_size)
 {
 	struct pw_http *h = calloc(1, sizeof(*h));
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
@@ -247,6 +255,7 @@ struct pw_http *pw_http_start(const struct pw_options *opts, const struct pw_sam
 	h->opts = opts;
 	h->sampler = sampler;
 	h->watcher = watcher;
+	h->notifier = notifier;
 	h->mhd_log_limit.period_ns = 60 * INT64_C(1000000000);
 	pw_outbuf_init(&h->body);
 	pw_outbuf_init(&h->gz);

@@ -3,6 +3,7 @@
 #ifndef PW_HTTP_H
 #define PW_HTTP_H
 
+#include "notifier.h"
 #include "options.h"
 #include "sampler.h"
 #include "watcher.h"
@@ -11,10 +12,12 @@
 
 struct pw_http;
 
-/* Listen on opts->listen_addr and serve from sampler and watcher (borrowed; must outlive the
- * server). Returns NULL with a reason in err on failure (port in use, bad address, allocation). */
+/* Listen on opts->listen_addr and serve from sampler, watcher and notifier (NULL: no receivers)
+ * (borrowed; must outlive the server). Returns NULL with a reason in err on failure (port in use,
+ * bad address, allocation). */
 struct pw_http *pw_http_start(const struct pw_options *opts, const struct pw_sampler *sampler,
-                              const struct pw_watcher *watcher, char *err, size_t err_size);
+                              const struct pw_watcher *watcher, struct pw_notifier *notifier, char *err,
+                              size_t err_size);
 
 /* Stop accepting, close connections, free; accepts NULL. */
 void pw_http_stop(struct pw_http *http);

@@ -5,6 +5,7 @@
 #include "collect.h"
 #include "http.h"
 #include "log.h"
+#include "notifier.h"
 #include "options.h"
 #include "recorder.h"
 #include "replay.h"
@@ -59,6 +60,7 @@ struct parts {
 	struct pw_sampler *sampler;
 	struct pw_watcher *watcher;
 	struct pw_recorder *recorder; /* --record, or NULL */
+	struct pw_notifier *notifier; /* NULL: no receivers */
 	struct pw_http *http;
 };
 
@@ -108,6 +110,31 @@ static int take_listen_socket(struct pw_options *opts, char *err, size_t n)
 	return 0;
 }
 
+/* The alert delivery thread, when receivers are configured. */
+static int start_notifier(const struct pw_options *opts, struct parts *p, char *err, size_t n)
+{
+	char external_url[160];
+	struct pw_notifier_config nc = {
+	        .receivers = &opts->receivers,
+	        .instance = opts->instance,
+	        .external_url = external_url,
+	        .webhook_repeat_ns = opts->webhook_repeat_ns,
+	        .am_resend_ns = opts->am_resend_ns,
+	        .queue_cap = opts->notify_queue,
+	        .state_dir = opts->state_dir,
+	};
+
+	if (opts->receivers.n == 0)
+		return 0;
+	snprintf(external_url, sizeof(external_url), "http://%s", opts->listen);
+	if (!(p->notifier = pw_notifier_new(&nc, err, n)))
+		return -1;
+	if (pw_notifier_start(p->notifier) < 0)
+		return snprintf(err, n, "the notifier did not start"), -1;
+	pw_watcher_set_notifier(p->watcher, p->notifier);
+	return 0;
+}
+
 static int start_parts(const struct pw_options *opts, struct parts *p, char *err, size_t n)
 {
 	int r = 0;
@@ -149,10 +176,12 @@ static int start_parts(const struct pw_options *opts, struct parts *p, char *err
 	}
 	if (pw_watcher_probe(p->watcher, opts->procfs, opts->sysfs, opts->interval_ns) < 0)
 		return snprintf(err, n, "cannot set up the alert probes: out of memory"), -1;
+	if (start_notifier(opts, p, err, n) < 0)
+		return -1;
 	if (pw_watcher_start(p->watcher) < 0 || pw_sampler_start(p->sampler) < 0 ||
 	    wait_first_sample(p->sampler) < 0)
 		return snprintf(err, n, "the sampler did not start"), -1;
-	if (!(p->http = pw_http_start(opts, p->sampler, p->watcher, err, n)))
+	if (!(p->http = pw_http_start(opts, p->sampler, p->watcher, p->notifier, err, n)))
 		return -1;
 	return 0;
 }
@@ -162,8 +191,10 @@ static void stop_parts(struct parts *p)
 	pw_http_stop(p->http);
 	if (p->sampler)
 		pw_sampler_stop(p->sampler); /* before the watcher closes the eventfd it writes to */
-	pw_watcher_free(p->watcher);         /* judges what is left and saves the baselines */
-	pw_recorder_free(p->recorder);       /* after the watcher: its thread writes to it */
+	pw_watcher_free(p->watcher);   /* judges what is left, saves baselines, hands its last transitions to
+	                                  the notifier */
+	pw_recorder_free(p->recorder); /* after the watcher: its thread writes to it */
+	pw_notifier_free(p->notifier); /* aborts transfers, keeps the queue */
 	pw_sampler_free(p->sampler);
 	pw_collector_free(p->collector);
 }
@@ -271,10 +302,14 @@ static void reload(struct daemon *d)
 	pw_watcher_reconfigure(d->parts.watcher, &fresh.detector);
 	if (fresh.log_level != d->opts.log_level)
 		pw_log_set_level(fresh.log_level);
-	/* RELOAD HOOK (notifier): once the notifier thread exists, hand it the new receivers here, e.g.
-	 * pw_notifier_reconfigure(d->parts.notifier, &fresh.receivers), applied on its own thread like
-	 * the detector's settings; it must keep its queue of undelivered notifications. If options come
-	 * to own heap memory (receiver lists), release what fresh holds once it has been handed over. */
+	/* Receivers kept by name keep their queues; the notifier applies the list on its own thread. */
+	if (d->parts.notifier) {
+		if (pw_notifier_reconfigure(d->parts.notifier, &fresh.receivers) < 0)
+			pw_log(LOG_ERR, "reload: receivers not changed: out of memory");
+	} else if (fresh.receivers.n > 0) {
+		pw_log(LOG_WARNING,
+		       "reload: receivers were added; alert delivery starts only with a restart");
+	}
 	/* Only fields no other thread reads are updated in the running copy. */
 	d->opts.detector = fresh.detector;
 	d->opts.log_level = fresh.log_level;

@@ -22,7 +22,17 @@
 #define MAX_INTERVAL_NS (3600 * NS_PER_S)
 #define MAX_HISTORY_SAMPLES 10000000
 
-enum opt_kind { OPT_LISTEN, OPT_DURATION, OPT_PATH, OPT_BOOL, OPT_LOG_LEVEL, OPT_CLI_ONLY };
+enum opt_kind {
+	OPT_LISTEN,
+	OPT_DURATION,
+	OPT_PATH,
+	OPT_BOOL,
+	OPT_LOG_LEVEL,
+	OPT_RECEIVER, /* repeatable: each --webhook / --alertmanager adds a receiver */
+	OPT_NAME,     /* a short non-empty text without blanks */
+	OPT_NUMBER,   /* a whole number >= 1 */
+	OPT_CLI_ONLY
+};
 
 struct opt_def {
 	const char *name;
@@ -61,6 +71,18 @@ static const struct opt_def opt_table[] = {
         {"replay", OPT_CLI_ONLY, FIELD(replay), "FILE",
          "run the detector over a recording, print each alert transition, exit"},
         {"json", OPT_CLI_ONLY, FIELD(replay_json), NULL, "with --replay: one JSON object per line"},
+        /* alert delivery: daemon/notifier.c, docs/alerting.md */
+        {"webhook", OPT_RECEIVER, 0, "URL",
+         "POST alerts to URL in Alertmanager's webhook format (repeatable)"},
+        {"alertmanager", OPT_RECEIVER, 0, "URL",
+         "push alerts to the Alertmanager at base URL, API v2 (repeatable)"},
+        {"instance", OPT_NAME, FIELD(instance), "NAME", "instance label of alerts (default: the host name)"},
+        {"webhook-repeat-interval", OPT_DURATION, FIELD(webhook_repeat_ns), "DUR",
+         "send still-firing alerts to webhooks again this often (default 4h)"},
+        {"alertmanager-resend", OPT_DURATION, FIELD(am_resend_ns), "DUR",
+         "push firing alerts to Alertmanager again this often (default 1m)"},
+        {"notify-queue", OPT_NUMBER, FIELD(notify_queue), "N",
+         "notifications kept for delivery; when full the oldest is dropped (default 1024)"},
         {"config", OPT_CLI_ONLY, 0, "FILE", "config file (default " PW_DEFAULT_CONFIG " if it exists)"},
         {"check-config", OPT_CLI_ONLY, 0, NULL, "validate flags and config file, then exit"},
         {"help", OPT_CLI_ONLY, 0, NULL, "show this help and exit"},
@@ -82,6 +104,12 @@ static void defaults(struct pw_options *o)
 	o->log_level = LOG_INFO;
 	o->alert_for_ns = 30 * NS_PER_S;
 	o->state_interval_ns = 60 * NS_PER_S;
+	if (gethostname(o->instance, sizeof(o->instance)) < 0 || !o->instance[0])
+		snprintf(o->instance, sizeof(o->instance), "localhost");
+	o->instance[sizeof(o->instance) - 1] = '\0';
+	o->webhook_repeat_ns = 4 * 3600 * NS_PER_S;
+	o->am_resend_ns = 60 * NS_PER_S;
+	o->notify_queue = 1024;
 	pw_detector_config_defaults(&o->detector, o->alert_for_ns, o->interval_ns);
 }
 
@@ -223,6 +251,26 @@ static int apply(struct pw_options *o, const struct opt_def *def, const char *va
 			                value),
 			       -EINVAL;
 		return 0;
+	case OPT_RECEIVER:
+		return pw_receivers_add_url(
+		        &o->receivers, def->name[0] == 'w' ? PW_RECEIVER_WEBHOOK : PW_RECEIVER_ALERTMANAGER,
+		        value, why, n);
+	case OPT_NAME:
+		if (!*value || strlen(value) >= sizeof(o->instance) || strpbrk(value, " \t\r\n"))
+			return snprintf(why, n, "invalid name '%s' (want 1-255 characters, no blanks)",
+			                value),
+			       -EINVAL;
+		snprintf(field, sizeof(o->instance), "%s", value);
+		return 0;
+	case OPT_NUMBER: {
+		char *end;
+		errno = 0;
+		unsigned long v = strtoul(value, &end, 10);
+		if (end == value || *end || errno || *value == '-' || v < 1 || v > 1000000)
+			return snprintf(why, n, "invalid count '%s' (want 1 to 1000000)", value), -EINVAL;
+		*(uint32_t *)(void *)field = (uint32_t)v;
+		return 0;
+	}
 	case OPT_CLI_ONLY:
 		break;
 	}
@@ -280,7 +328,27 @@ static int apply_rule(struct pw_options *o, const char *rule, const char *key, c
 struct ini_state {
 	struct pw_options *opts;
 	char why[256]; /* reason for the first bad line */
+	FILE *file;
+	int line, section_line; /* counted by read_line: receivers' errors name their section */
+	bool partial;           /* the last read stopped inside a long line */
 };
+
+/* fgets for inih that also counts lines and remembers the newest section header's. */
+static char *read_line(char *str, int num, void *stream)
+{
+	struct ini_state *st = stream;
+	char *got = fgets(str, num, st->file);
+
+	if (!got)
+		return NULL;
+	if (!st->partial) {
+		st->line++;
+		if (got[strspn(got, " \t")] == '[')
+			st->section_line = st->line;
+	}
+	st->partial = !strchr(got, '\n');
+	return got;
+}
 
 static int on_ini_entry(void *user, const char *section, const char *name, const char *value)
 {
@@ -291,9 +359,13 @@ static int on_ini_entry(void *user, const char *section, const char *name, const
 	if (strncmp(section, "rule.", 5) == 0) {
 		if (apply_rule(st->opts, section + 5, name, value, why, sizeof(why)) == 0)
 			return 1;
+	} else if (strncmp(section, "receiver.", 9) == 0) {
+		if (pw_receivers_apply_key(&st->opts->receivers, section + 9, st->section_line, name, value,
+		                           why, sizeof(why)) == 0)
+			return 1;
 	} else if (*section && strcmp(section, "perfwatchd") != 0)
-		snprintf(why, sizeof(why), "unknown section [%s] (want [perfwatchd] or [rule.NAME])",
-		         section);
+		snprintf(why, sizeof(why),
+		         "unknown section [%s] (want [perfwatchd], [rule.NAME] or [receiver.NAME])", section);
 	else if (!def || def->kind == OPT_CLI_ONLY)
 		snprintf(why, sizeof(why), "unknown key '%s'", name);
 	else if (apply(st->opts, def, value, why, sizeof(why)) == 0)
@@ -306,12 +378,17 @@ static int on_ini_entry(void *user, const char *section, const char *name, const
 static int load_file(struct pw_options *o, char *err, size_t n)
 {
 	struct ini_state st = {.opts = o};
+	char why[256];
+	int bad_line;
 
 	if (!o->config_given && access(o->config, F_OK) != 0)
 		return 0; /* the default file is optional */
-	int line = ini_parse(o->config, on_ini_entry, &st);
-	if (line == -1)
+	if (!(st.file = fopen(o->config, "re")))
 		return snprintf(err, n, "%s: cannot open: %s", o->config, strerror(errno)), -EINVAL;
+	int line = ini_parse_stream(read_line, &st, on_ini_entry, &st);
+	fclose(st.file);
+	if (line == 0 && pw_receivers_validate(&o->receivers, why, sizeof(why), &bad_line) < 0)
+		return snprintf(err, n, "%s:%d: %s", o->config, bad_line, why), -EINVAL;
 	if (line == -2)
 		return snprintf(err, n, "%s: out of memory", o->config), -ENOMEM;
 	if (line > 0)
@@ -337,7 +414,9 @@ static void print_help(const char *prog)
 	       "config file as 'name = value' (optionally under [perfwatchd]); flags override the file.\n"
 	       "Each rule can be tuned in a [rule.NAME] section (NAME: InterruptTimeHigh, CpuFrequencyLow,\n"
 	       "InterruptRateDrop, MemorySwapping, IoWaitHigh, SystemTimeHigh, StealHigh) with the keys\n"
-	       "enabled, for, resolve, threshold, critical and sigmas; see docs/detection.md.\n");
+	       "enabled, for, resolve, threshold, critical and sigmas; see docs/detection.md.\n"
+	       "Alert receivers are [receiver.NAME] sections (type = webhook or alertmanager, url, ...);\n"
+	       "see docs/alerting.md.\n");
 }
 
 static void build_longopts(struct option *longopts)
@@ -434,6 +513,11 @@ static int validate(const struct pw_options *o, char *err, size_t n)
 		return snprintf(err, n, "json: only with --replay"), -EINVAL;
 	if (o->state_dir[0] && pw_state_check_dir(o->state_dir, why, sizeof(why)) < 0)
 		return snprintf(err, n, "state-dir: %s", why), -EINVAL;
+	int line;
+	if (pw_receivers_validate(&o->receivers, why, sizeof(why), &line) < 0)
+		return snprintf(err, n, "%s", why), -EINVAL;
+	if (o->webhook_repeat_ns < NS_PER_S || o->am_resend_ns < NS_PER_S)
+		return snprintf(err, n, "webhook-repeat-interval, alertmanager-resend: at least 1s"), -EINVAL;
 	return 0;
 }
 

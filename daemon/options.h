@@ -4,6 +4,7 @@
 #define PW_OPTIONS_H
 
 #include "detector.h"
+#include "receiver.h"
 
 #include <netinet/in.h>
 #include <stdbool.h>
@@ -36,6 +37,12 @@ struct pw_options {
 	char record[1024];                  /* --record: append every sample here; empty: off */
 	char replay[1024];                  /* --replay FILE: judge a recording instead of sampling */
 	bool replay_json;                   /* --json: replay prints JSON lines */
+	/* alert delivery (notifier.h) */
+	struct pw_receivers receivers; /* --webhook, --alertmanager and [receiver.NAME] sections */
+	char instance[256];            /* the "instance" label of alerts; default: the host name */
+	int64_t webhook_repeat_ns;     /* still-firing alerts go to webhooks again this often */
+	int64_t am_resend_ns;          /* and to Alertmanagers this often */
+	uint32_t notify_queue;         /* notifications held for delivery before the oldest is dropped */
 };
 
 /* Load defaults, then the config file, then the command line over it. On a bad flag, value or

@@ -43,12 +43,17 @@ static int fsync_dir(const char *dir)
 
 int pw_state_write(const char *dir, const void *buf, size_t len, char *err, size_t n)
 {
+	return pw_state_write_file(dir, PW_STATE_FILE, buf, len, err, n);
+}
+
+int pw_state_write_file(const char *dir, const char *name, const void *buf, size_t len, char *err, size_t n)
+{
 	char tmp[PATH_MAX], path[PATH_MAX];
 	const char *step = "create";
 	int r, fd;
 
-	if (snprintf(tmp, sizeof(tmp), "%s/%s.tmp", dir, PW_STATE_FILE) >= (int)sizeof(tmp) ||
-	    snprintf(path, sizeof(path), "%s/%s", dir, PW_STATE_FILE) >= (int)sizeof(path))
+	if (snprintf(tmp, sizeof(tmp), "%s/%s.tmp", dir, name) >= (int)sizeof(tmp) ||
+	    snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
 		return snprintf(err, n, "%s: path too long", dir), -ENAMETOOLONG;
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
@@ -109,12 +114,18 @@ static int read_fd(int fd, unsigned char **ret_buf, size_t *ret_len)
 
 int pw_state_read(const char *dir, void **ret_buf, size_t *ret_len, char *err, size_t n)
 {
+	return pw_state_read_file(dir, PW_STATE_FILE, ret_buf, ret_len, err, n);
+}
+
+int pw_state_read_file(const char *dir, const char *name, void **ret_buf, size_t *ret_len, char *err,
+                       size_t n)
+{
 	char path[PATH_MAX];
 	unsigned char *buf = NULL;
 	size_t len = 0;
 	int fd, r;
 
-	if (snprintf(path, sizeof(path), "%s/%s", dir, PW_STATE_FILE) >= (int)sizeof(path))
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
 		return snprintf(err, n, "%s: path too long", dir), -ENAMETOOLONG;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT)

@@ -9,6 +9,12 @@
 
 #define PW_STATE_FILE "baselines"
 
+/* The same for DIR/name (the notifier keeps its queue in DIR/notifications). */
+int pw_state_write_file(const char *dir, const char *name, const void *buf, size_t len, char *err,
+                        size_t err_size);
+int pw_state_read_file(const char *dir, const char *name, void **ret_buf, size_t *ret_len, char *err,
+                       size_t err_size);
+
 /* Write buf to DIR/baselines.tmp, fsync it, rename it over DIR/baselines and fsync DIR. Returns 0,
  * or -errno with "what: why" in err (the temporary file is removed, the old file stays). */
 int pw_state_write(const char *dir, const void *buf, size_t len, char *err, size_t err_size);

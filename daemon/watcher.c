@@ -4,6 +4,7 @@
 
 #include "clock.h"
 #include "log.h"
+#include "notifier.h"
 #include "probes.h"
 #include "recorder.h"
 #include "state_file.h"
@@ -60,6 +61,8 @@ struct pw_watcher {
 	atomic_bool stop;
 	bool running;
 	pthread_t thread;
+
+	struct pw_notifier *notifier; /* alert transitions go there too; NULL: no receivers */
 };
 
 /* What a state file that did not load means for the person reading the log. */
@@ -292,6 +295,8 @@ static void catch_up(struct pw_watcher *w)
 		probe(w, n);
 		for (size_t i = 0; i < n && i < EVENTS_CAP; i++)
 			log_event(&w->events[i]);
+		if (w->notifier && n) /* copies into the notifier's inbox; never waits on a receiver */
+			pw_notifier_submit(w->notifier, w->events, n < EVENTS_CAP ? n : EVENTS_CAP);
 		report_errors(&w->errors, w->sample);
 		w->view.samples_seen++;
 		persist(w, w->sample->mono_ns);
@@ -327,6 +332,11 @@ static void *watcher_main(void *arg)
 void pw_watcher_record(struct pw_watcher *w, struct pw_recorder *recorder)
 {
 	w->recorder = recorder;
+}
+
+void pw_watcher_set_notifier(struct pw_watcher *w, struct pw_notifier *notifier)
+{
+	w->notifier = notifier;
 }
 
 int pw_watcher_start(struct pw_watcher *w)

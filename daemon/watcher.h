@@ -25,6 +25,9 @@ void pw_watcher_record(struct pw_watcher *watcher, struct pw_recorder *recorder)
  * the detector's thread; the published view and the logged events carry it. Call before
  * pw_watcher_start. Returns 0 or -ENOMEM. */
 int pw_watcher_probe(struct pw_watcher *watcher, const char *procfs, const char *sysfs, int64_t interval_ns);
+/* Hand alert transitions to notifier too (NULL: none). Call before pw_watcher_start. */
+struct pw_notifier;
+void pw_watcher_set_notifier(struct pw_watcher *watcher, struct pw_notifier *notifier);
 
 int pw_watcher_start(struct pw_watcher *watcher);
 

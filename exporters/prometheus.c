@@ -1056,6 +1056,8 @@ int pw_prom_render(struct pw_outbuf *out, const struct pw_sample *sample,
 		render_detector(&r, self->detector);
 	if (self)
 		render_self(&r, self);
+	if (self && self->notify)
+		pw_notify_prom_render(out, r.om, self->notify);
 	if (r.om)
 		PUT_LIT(out, "# EOF\n");
 	return pw_outbuf_ok(out) ? 0 : -ENOMEM;

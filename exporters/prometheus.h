@@ -7,6 +7,7 @@
 #define PW_PROMETHEUS_H
 
 #include "detector.h"
+#include "notify_stats.h"
 #include "outbuf.h"
 #include "sample.h"
 
@@ -21,6 +22,7 @@ struct pw_prom_self {
 	uint32_t history_capacity;               /* samples the history ring holds */
 	uint64_t history_bytes;                  /* memory the rings hold */
 	const struct pw_detector_view *detector; /* alerts and baselines, or NULL: detector off */
+	const struct pw_notify_stats *notify;    /* deliveries, or NULL: no receivers */
 };
 
 struct pw_prom_options {

@@ -34,9 +34,10 @@ start_perfwatchd() {
 
 start_webhook_receiver() {
 	local port=$1 file=$2
-	python3 "$PW_TESTS/integration/webhook_receiver.py" "$port" "$file" >"$PW_WORK/receiver.$port.log" 2>&1 &
+	python3 "$PW_TESTS/integration/webhook_receiver.py" --port "$port" --log "$file" \
+		--attempts "$file.attempts" --control "$file.control" >"$PW_WORK/receiver.$port.log" 2>&1 &
 	PW_PIDS+=("$!")
-	_pw_wait_http "webhook receiver" "$!" "http://127.0.0.1:$port/" 30 "$PW_WORK/receiver.$port.log"
+	_pw_wait_http "webhook receiver" "$!" "http://127.0.0.1:$port/-/healthy" 30 "$PW_WORK/receiver.$port.log"
 }
 
 start_alertmanager() {

@@ -1,0 +1,324 @@
+/* notifier.c — the delivery thread and its life cycle: receivers (set up, replaced on reload), the
+ * inbox other threads hand transitions to, the published counters, and the loop. One libcurl multi
+ * handle drives the requests (notify_transfer.c); the thread sleeps in curl_multi_poll until a
+ * transfer moves, a retry or repeat is due, or another thread wakes it (curl_multi_wakeup: new
+ * events, a reload, stop). What is sent when is notify_policy.c's. */
+#define _GNU_SOURCE /* pthread_setname_np */
+#include "notifier_internal.h"
+
+#include "clock.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- receivers ------------------------------------------------------------------------------- */
+
+int64_t pw_nf_repeat_ns(const struct pw_notifier *n, const struct rx *r)
+{
+	if (r->cfg.repeat_ns)
+		return r->cfg.repeat_ns;
+	return r->cfg.type == PW_RECEIVER_WEBHOOK ? n->webhook_repeat_ns : n->am_resend_ns;
+}
+
+static int rx_setup(struct pw_notifier *n, struct rx *r, const struct pw_receiver *cfg)
+{
+	size_t len = strlen(cfg->url);
+
+	memset(r, 0, sizeof(*r));
+	r->cfg = *cfg;
+	if (cfg->type == PW_RECEIVER_ALERTMANAGER) /* a base URL, with or without its slash */
+		snprintf(r->url, sizeof(r->url), "%.*s/api/v2/alerts",
+		         (int)(len && cfg->url[len - 1] == '/' ? len - 1 : len), cfg->url);
+	else
+		snprintf(r->url, sizeof(r->url), "%s", cfg->url);
+	r->source = (struct pw_am_source){n->instance, n->external_url, r->cfg.name};
+	snprintf(r->stats.name, sizeof(r->stats.name), "%s", cfg->name);
+	r->stats.type = pw_receiver_type_str(cfg->type);
+	r->complain.period_ns = COMPLAIN_PERIOD_NS;
+	return (r->headers = pw_send_headers(cfg)) ? 0 : -ENOMEM;
+}
+
+static int rx_find(const struct pw_notifier *n, const char *name)
+{
+	for (uint32_t i = 0; i < n->nrx; i++)
+		if (strcmp(n->rx[i].cfg.name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* Stop a transfer; its notification stays queued, not counted as an attempt. */
+void pw_nf_abort(struct pw_notifier *n, struct rx *r)
+{
+	if (!r->easy)
+		return;
+	curl_multi_remove_handle(n->multi, r->easy);
+	curl_easy_cleanup(r->easy);
+	r->easy = NULL;
+	r->item->in_flight = false;
+	r->item = NULL;
+}
+
+static void rx_free_all(struct pw_notifier *n)
+{
+	for (uint32_t i = 0; i < n->nrx; i++) {
+		pw_nf_abort(n, &n->rx[i]);
+		curl_slist_free_all(n->rx[i].headers);
+	}
+	free(n->rx);
+	n->rx = NULL;
+	n->nrx = 0;
+}
+
+/* Point every queued item at its receiver's new index; drop those whose receiver is gone. */
+void pw_nf_map_items(struct pw_notifier *n, const char *why)
+{
+	struct pw_nq_item *it = n->queue.head, *next;
+
+	for (; it; it = next) {
+		next = it->next;
+		if ((it->rx = rx_find(n, it->receiver)) >= 0)
+			continue;
+		pw_log(LOG_WARNING, "notifier: %s notification of %s for receiver %s dropped: %s", it->kind,
+		       pw_alert_name_str((enum pw_alert_name)it->alert), it->receiver, why);
+		pw_nq_remove(&n->queue, it);
+		pw_nq_item_free(it);
+		n->dirty = true;
+	}
+}
+
+/* Install receivers (at start and on reconfigure): counters and repeat times follow the name. */
+static int set_receivers(struct pw_notifier *n, const struct pw_receivers *rs)
+{
+	struct rx *fresh = calloc(rs->n ? rs->n : 1, sizeof(*fresh));
+
+	if (!fresh)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < rs->n; i++) {
+		if (rx_setup(n, &fresh[i], &rs->list[i]) < 0) {
+			for (uint32_t j = 0; j <= i; j++)
+				curl_slist_free_all(fresh[j].headers);
+			free(fresh);
+			return -ENOMEM;
+		}
+		int old = rx_find(n, rs->list[i].name);
+		if (old >= 0 && n->rx[old].cfg.type == rs->list[i].type) {
+			struct pw_notify_receiver_stats *st = &fresh[i].stats;
+			char name[PW_NOTIFY_NAME_MAX];
+			memcpy(name, st->name, sizeof(name));
+			*st = n->rx[old].stats;
+			memcpy(st->name, name, sizeof(name));
+			memcpy(fresh[i].last_sent_ns, n->rx[old].last_sent_ns, sizeof(fresh[i].last_sent_ns));
+		}
+	}
+	rx_free_all(n);
+	n->rx = fresh;
+	n->nrx = rs->n;
+	pw_nf_map_items(n, "the receiver is no longer configured");
+	return 0;
+}
+
+/* ---- the thread -------------------------------------------------------------------------------- */
+
+/* Take what other threads handed over, under the lock, then act on it without. */
+static void take_inbox(struct pw_notifier *n)
+{
+	struct pw_receivers *pending;
+	uint32_t count;
+	uint64_t lost;
+
+	pthread_mutex_lock(&n->lock);
+	count = n->inbox_len;
+	memcpy(n->events, n->inbox, count * sizeof(n->inbox[0]));
+	n->inbox_len = 0;
+	lost = n->inbox_lost;
+	n->inbox_lost = 0;
+	pending = n->pending;
+	n->pending = NULL;
+	pthread_mutex_unlock(&n->lock);
+
+	if (pending) {
+		if (set_receivers(n, pending) < 0)
+			pw_log(LOG_ERR, "notifier: out of memory: receivers not changed");
+		else
+			pw_log(LOG_INFO, "notifier: %u receivers configured", n->nrx);
+		free(pending);
+	}
+	if (lost)
+		pw_log(LOG_ERR, "notifier: %" PRIu64 " alert transitions lost: the inbox was full", lost);
+	for (uint32_t i = 0; i < count; i++)
+		pw_nf_on_event(n, &n->events[i]);
+}
+
+static void publish_stats(struct pw_notifier *n)
+{
+	pthread_mutex_lock(&n->lock);
+	n->published.queue_capacity = n->queue_cap;
+	n->published.nreceivers = n->nrx < PW_NOTIFY_RECEIVERS_MAX ? n->nrx : PW_NOTIFY_RECEIVERS_MAX;
+	for (uint32_t i = 0; i < n->published.nreceivers; i++) {
+		n->published.receivers[i] = n->rx[i].stats;
+		n->published.receivers[i].queued = 0;
+	}
+	for (const struct pw_nq_item *it = n->queue.head; it; it = it->next)
+		if (it->rx >= 0 && (uint32_t)it->rx < n->published.nreceivers)
+			n->published.receivers[it->rx].queued++;
+	pthread_mutex_unlock(&n->lock);
+}
+
+/* How long the thread may sleep: until the next retry or repeat is due, at most POLL_MAX_MS. */
+static int pw_nf_sleep_ms(const struct pw_notifier *n, int64_t now)
+{
+	int64_t until = now + POLL_MAX_MS * NS_PER_MS;
+
+	for (uint32_t i = 0; i < n->nrx; i++) {
+		const struct rx *r = &n->rx[i];
+		if (!r->easy && pw_nq_first_for(&n->queue, (int)i) && r->next_try_ns < until)
+			until = r->next_try_ns;
+		for (int a = 0; a < PW_ALERT_COUNT; a++)
+			if (n->firing[a] && r->last_sent_ns[a] + pw_nf_repeat_ns(n, r) < until)
+				until = r->last_sent_ns[a] + pw_nf_repeat_ns(n, r);
+	}
+	return until <= now ? 0 : (int)((until - now + NS_PER_MS - 1) / NS_PER_MS);
+}
+
+static void *notifier_main(void *arg)
+{
+	struct pw_notifier *n = arg;
+	int running;
+
+	while (!atomic_load(&n->stop)) {
+		take_inbox(n);
+		pw_nf_repeat_firing(n, pw_mono_ns());
+		pw_nf_start_transfers(n, pw_mono_ns());
+		curl_multi_perform(n->multi, &running);
+		pw_nf_collect_finished(n);
+		if (n->dirty)
+			pw_nf_save(n);
+		publish_stats(n);
+		curl_multi_poll(n->multi, NULL, 0, pw_nf_sleep_ms(n, pw_mono_ns()), NULL);
+	}
+	/* What the detector handed over last (it stops before us) joins the queue, which is kept. */
+	take_inbox(n);
+	for (uint32_t i = 0; i < n->nrx; i++)
+		pw_nf_abort(n, &n->rx[i]);
+	if (n->state_dir)
+		pw_nf_save(n);
+	publish_stats(n);
+	return NULL;
+}
+
+/* ---- life cycle -------------------------------------------------------------------------------- */
+
+struct pw_notifier *pw_notifier_new(const struct pw_notifier_config *c, char *err, size_t n_err)
+{
+	struct pw_notifier *n = calloc(1, sizeof(*n));
+
+	if (!n)
+		return snprintf(err, n_err, "out of memory"), NULL;
+	pthread_mutex_init(&n->lock, NULL);
+	snprintf(n->instance, sizeof(n->instance), "%s", c->instance);
+	snprintf(n->external_url, sizeof(n->external_url), "%s", c->external_url);
+	n->webhook_repeat_ns = c->webhook_repeat_ns;
+	n->am_resend_ns = c->am_resend_ns;
+	n->queue_cap = c->queue_cap ? c->queue_cap : 1;
+	n->rng = (uint64_t)pw_real_ns() ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15u;
+	n->drop_complain.period_ns = 10 * NS_PER_S;
+	n->save_complain.period_ns = COMPLAIN_PERIOD_NS;
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK || !(n->multi = curl_multi_init())) {
+		snprintf(err, n_err, "cannot initialise libcurl");
+		pw_notifier_free(n);
+		return NULL;
+	}
+	if ((c->state_dir && *c->state_dir && !(n->state_dir = strdup(c->state_dir))) ||
+	    set_receivers(n, c->receivers) < 0) {
+		snprintf(err, n_err, "out of memory");
+		pw_notifier_free(n);
+		return NULL;
+	}
+	if (n->state_dir)
+		pw_nf_load(n);
+	publish_stats(n);
+	return n;
+}
+
+int pw_notifier_start(struct pw_notifier *n)
+{
+	int r = pthread_create(&n->thread, NULL, notifier_main, n);
+
+	if (r != 0)
+		return -r;
+	pthread_setname_np(n->thread, "pw-notifier");
+	n->running = true;
+	return 0;
+}
+
+void pw_notifier_submit(struct pw_notifier *n, const struct pw_alert_event *events, size_t count)
+{
+	bool any = false;
+
+	pthread_mutex_lock(&n->lock);
+	for (size_t i = 0; i < count; i++) {
+		const struct pw_alert_event *ev = &events[i];
+		if (!ev->resolved && !(ev->alert.state == PW_ALERT_FIRING && ev->from != PW_ALERT_FIRING))
+			continue; /* pending and cleared-while-pending: nothing to tell */
+		if (n->inbox_len < INBOX_CAP)
+			n->inbox[n->inbox_len++] = *ev;
+		else
+			n->inbox_lost++;
+		any = true;
+	}
+	pthread_mutex_unlock(&n->lock);
+	if (any)
+		curl_multi_wakeup(n->multi);
+}
+
+int pw_notifier_reconfigure(struct pw_notifier *n, const struct pw_receivers *receivers)
+{
+	struct pw_receivers *copy = malloc(sizeof(*copy));
+
+	if (!copy)
+		return -ENOMEM;
+	*copy = *receivers;
+	pthread_mutex_lock(&n->lock);
+	free(n->pending);
+	n->pending = copy;
+	pthread_mutex_unlock(&n->lock);
+	curl_multi_wakeup(n->multi);
+	return 0;
+}
+
+void pw_notifier_stats(struct pw_notifier *n, struct pw_notify_stats *ret)
+{
+	pthread_mutex_lock(&n->lock);
+	*ret = n->published;
+	pthread_mutex_unlock(&n->lock);
+}
+
+void pw_notifier_stop(struct pw_notifier *n)
+{
+	if (!n->running)
+		return;
+	atomic_store(&n->stop, true);
+	curl_multi_wakeup(n->multi);
+	pthread_join(n->thread, NULL);
+	n->running = false;
+}
+
+void pw_notifier_free(struct pw_notifier *n)
+{
+	if (!n)
+		return;
+	pw_notifier_stop(n);
+	rx_free_all(n);
+	pw_nq_clear(&n->queue);
+	if (n->multi)
+		curl_multi_cleanup(n->multi);
+	curl_global_cleanup();
+	free(n->pending);
+	free(n->state_dir);
+	pthread_mutex_destroy(&n->lock);
+	free(n);
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Receivers in the config file and on the command line: --check-config accepts a good
+# [receiver.NAME] section and refuses bad ones with file:line and the reason, exit status 2.
+source "$(dirname "$0")/lib.sh"
+
+conf="$PW_WORK/perfwatchd.conf"
+# expect_bad LINE REASON-ERE: the config is refused at LINE for REASON.
+expect_bad() {
+	local out rc=0
+	out=$("$PERFWATCHD" --config "$conf" --check-config 2>&1) || rc=$?
+	[ "$rc" = 2 ] || pw_fail "exit $rc, want 2: $out"
+	grep -Eq "^perfwatchd: $conf:$1: $2" <<<"$out" || pw_fail "want '$conf:$1: $2', got: $out"
+}
+
+cat >"$conf" <<'CONF'
+[perfwatchd]
+instance = db1
+webhook = http://127.0.0.1:1/a
+webhook = http://127.0.0.1:1/b
+alertmanager = http://127.0.0.1:9093/
+
+[receiver.ops]
+type = webhook
+url = https://hooks.example.com/perf
+bearer_token = s3cret
+header = X-Team: perf
+header.X-Env = prod
+repeat_interval = 1h
+timeout = 5s
+ca_file = /etc/ssl/certs/ca-certificates.crt
+
+[receiver.am]
+type = alertmanager
+url = http://127.0.0.1:9093
+basic_auth_user = perf
+basic_auth_password = pw
+tls_insecure = false
+CONF
+out=$("$PERFWATCHD" --config "$conf" --check-config --webhook http://127.0.0.1:1/x 2>&1) || pw_fail "good config refused: $out"
+printf '[perfwatchd]\nwebhook = http://a/1\nwebhook = mailto:x\n' >"$conf"
+expect_bad 3 "invalid url 'mailto:x'"
+
+printf '[receiver.ops]\ntype = webhook\nurl = ftp://example.com/x\n' >"$conf"
+expect_bad 3 "invalid url 'ftp://example.com/x' \(want http:// or https://\)"
+printf '# receivers\n\n[receiver.ops]\ntype = webhook\nheader = X-Team: perf\n' >"$conf"
+expect_bad 3 '\[receiver.ops\]: missing url'
+printf '[receiver.ops]\nurl = http://a/b\n' >"$conf"
+expect_bad 1 '\[receiver.ops\]: missing type'
+printf '[receiver.ops]\ntype = webhook\nurl = http://a/b\nretries = 3\n' >"$conf"
+expect_bad 4 "unknown key 'retries'"
+printf '[receiver.ops]\ntype = pager\n' >"$conf"
+expect_bad 2 "invalid type 'pager'"
+printf '[receiver.ops]\ntype = webhook\nurl = http://a/b\nheader = X-Bad\n' >"$conf"
+expect_bad 4 "invalid header 'X-Bad'"
+printf '[receiver.o p]\ntype = webhook\n' >"$conf"
+expect_bad 2 'invalid receiver name'
+
+# Flags: a bad URL, a bad queue size.
+out=$("$PERFWATCHD" --config /dev/null --check-config --alertmanager localhost:9093 2>&1) && pw_fail "bad URL accepted"
+grep -q -- '--alertmanager: invalid url' <<<"$out" || pw_fail "$out"
+out=$("$PERFWATCHD" --config /dev/null --check-config --notify-queue 0 2>&1) && pw_fail "queue 0 accepted"
+grep -q -- '--notify-queue: invalid count' <<<"$out" || pw_fail "$out"
+echo PASS
