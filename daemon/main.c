@@ -120,8 +120,9 @@ static int run(const struct pw_options *opts)
 	if (start_parts(opts, &parts, err, sizeof(err)) < 0) {
 		pw_log(LOG_ERR, "%s", err);
 	} else {
-		pw_log(LOG_INFO, "listening on http://%s, sampling every %.3g s, %u CPUs, history %u samples",
-		       opts->listen, (double)opts->interval_ns / 1e9, pw_collector_cpu_cap(parts.collector),
+		pw_log(LOG_INFO, "listening on %s://%s, sampling every %.3g s, %u CPUs, history %u samples",
+		       opts->tls_cert[0] ? "https" : "http", opts->listen, (double)opts->interval_ns / 1e9,
+		       pw_collector_cpu_cap(parts.collector),
 		       (uint32_t)(opts->history_ns / opts->interval_ns));
 		sd_notifyf(0, "READY=1\nSTATUS=sampling every %.3g s, serving %s",
 		           (double)opts->interval_ns / 1e9, opts->listen);

@@ -2,9 +2,11 @@
 #define _GNU_SOURCE
 #include "options.h"
 
+#include "http_tls.h"
 #include "state_file.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <ini.h>
@@ -22,7 +24,16 @@
 #define MAX_INTERVAL_NS (3600 * NS_PER_S)
 #define MAX_HISTORY_SAMPLES 10000000
 
-enum opt_kind { OPT_LISTEN, OPT_DURATION, OPT_PATH, OPT_BOOL, OPT_LOG_LEVEL, OPT_CLI_ONLY };
+enum opt_kind {
+	OPT_LISTEN,
+	OPT_DURATION,
+	OPT_PATH,
+	OPT_BOOL,
+	OPT_LOG_LEVEL,
+	OPT_UINT,
+	OPT_TEXT,
+	OPT_CLI_ONLY
+};
 
 struct opt_def {
 	const char *name;
@@ -55,6 +66,20 @@ static const struct opt_def opt_table[] = {
          "keep learned baselines in DIR/baselines across restarts (default: not kept)"},
         {"state-interval", OPT_DURATION, FIELD(state_interval_ns), "DUR",
          "how often baselines are saved to the state dir, and at shutdown (default 60s)"},
+        /* HTTP security and limits */
+        {"tls-cert", OPT_PATH, FIELD(tls_cert), "FILE",
+         "serve HTTPS with this PEM certificate (chain); needs --tls-key"},
+        {"tls-key", OPT_PATH, FIELD(tls_key), "FILE", "the PEM private key of --tls-cert"},
+        {"tls-priorities", OPT_TEXT, FIELD(tls_priorities), "STR",
+         "GnuTLS priority string (default " PW_TLS_DEFAULT_PRIORITIES ")"},
+        {"http-max-connections", OPT_UINT, FIELD(http_max_connections), "N",
+         "open HTTP connections at most (default 512)"},
+        {"http-max-connections-per-ip", OPT_UINT, FIELD(http_max_connections_per_ip), "N",
+         "open HTTP connections per client address at most (default 32)"},
+        {"http-timeout", OPT_DURATION, FIELD(http_timeout_ns), "DUR",
+         "time a client has to send a whole request, and idle limit (default 10s)"},
+        {"http-max-header-bytes", OPT_UINT, FIELD(http_max_header_bytes), "N",
+         "memory per connection, which bounds a request's headers (default 32768)"},
         {"config", OPT_CLI_ONLY, 0, "FILE", "config file (default " PW_DEFAULT_CONFIG " if it exists)"},
         {"check-config", OPT_CLI_ONLY, 0, NULL, "validate flags and config file, then exit"},
         {"help", OPT_CLI_ONLY, 0, NULL, "show this help and exit"},
@@ -75,6 +100,11 @@ static void defaults(struct pw_options *o)
 	o->log_level = LOG_INFO;
 	o->alert_for_ns = 30 * NS_PER_S;
 	o->state_interval_ns = 60 * NS_PER_S;
+	snprintf(o->tls_priorities, sizeof(o->tls_priorities), "%s", PW_TLS_DEFAULT_PRIORITIES);
+	o->http_max_connections = 512;
+	o->http_max_connections_per_ip = 32;
+	o->http_timeout_ns = 10 * NS_PER_S;
+	o->http_max_header_bytes = 32 * 1024;
 	pw_detector_config_defaults(&o->detector, o->alert_for_ns, o->interval_ns);
 }
 
@@ -182,6 +212,18 @@ static int parse_log_level(const char *value, int *ret)
 	return -EINVAL;
 }
 
+static int parse_uint(const char *value, uint32_t *ret)
+{
+	char *end;
+
+	errno = 0;
+	unsigned long long v = strtoull(value, &end, 10);
+	if (!isdigit((unsigned char)value[0]) || *end || errno || v > UINT32_MAX)
+		return -EINVAL;
+	*ret = (uint32_t)v;
+	return 0;
+}
+
 /* Set one option from its text form; on error writes the reason into why. */
 static int apply(struct pw_options *o, const struct opt_def *def, const char *value, char *why, size_t n)
 {
@@ -215,6 +257,15 @@ static int apply(struct pw_options *o, const struct opt_def *def, const char *va
 			                "invalid log level '%s' (want error, warning, notice, info, debug)",
 			                value),
 			       -EINVAL;
+		return 0;
+	case OPT_UINT:
+		if (parse_uint(value, (uint32_t *)(void *)field) < 0)
+			return snprintf(why, n, "invalid number '%s' (want a whole number)", value), -EINVAL;
+		return 0;
+	case OPT_TEXT:
+		if (!*value || strlen(value) >= sizeof(o->tls_priorities))
+			return snprintf(why, n, "invalid value '%s' (empty or too long)", value), -EINVAL;
+		snprintf(field, sizeof(o->tls_priorities), "%s", value);
 		return 0;
 	case OPT_CLI_ONLY:
 		break;
@@ -284,8 +335,11 @@ static int on_ini_entry(void *user, const char *section, const char *name, const
 	if (strncmp(section, "rule.", 5) == 0) {
 		if (apply_rule(st->opts, section + 5, name, value, why, sizeof(why)) == 0)
 			return 1;
+	} else if (strcmp(section, "auth") == 0) {
+		if (pw_auth_config_set(&st->opts->auth, name, value, why, sizeof(why)) == 0)
+			return 1;
 	} else if (*section && strcmp(section, "perfwatchd") != 0)
-		snprintf(why, sizeof(why), "unknown section [%s] (want [perfwatchd] or [rule.NAME])",
+		snprintf(why, sizeof(why), "unknown section [%s] (want [perfwatchd], [auth] or [rule.NAME])",
 		         section);
 	else if (!def || def->kind == OPT_CLI_ONLY)
 		snprintf(why, sizeof(why), "unknown key '%s'", name);
@@ -330,7 +384,9 @@ static void print_help(const char *prog)
 	       "as 'name = value' (optionally under [perfwatchd]); flags override the file.\n"
 	       "Each rule can be tuned in a [rule.NAME] section (NAME: InterruptTimeHigh, CpuFrequencyLow,\n"
 	       "InterruptRateDrop, MemorySwapping, IoWaitHigh, SystemTimeHigh, StealHigh) with the keys\n"
-	       "enabled, for, resolve, threshold, critical and sigmas; see docs/detection.md.\n");
+	       "enabled, for, resolve, threshold, critical and sigmas; see docs/detection.md.\n"
+	       "Basic auth: an [auth] section with 'user.NAME = BCRYPT-HASH' lines and\n"
+	       "'protect = /metrics /status /alerts' (nothing is protected by default).\n");
 }
 
 static void build_longopts(struct option *longopts)
@@ -394,6 +450,34 @@ static int apply_cli(struct pw_options *o, int argc, char **argv, const struct o
 	return 0;
 }
 
+/* The HTTP server's limits, TLS files (read and checked here, so --check-config reports them) and
+ * [auth] section. */
+static int validate_http(const struct pw_options *o, char *err, size_t n)
+{
+	struct pw_tls_material tls;
+
+	if (o->http_max_connections < 1 || o->http_max_connections > 65536)
+		return snprintf(err, n, "http-max-connections: must be between 1 and 65536"), -EINVAL;
+	if (o->http_max_connections_per_ip < 1 || o->http_max_connections_per_ip > o->http_max_connections)
+		return snprintf(err, n,
+		                "http-max-connections-per-ip: must be between 1 and http-max-connections"),
+		       -EINVAL;
+	if (o->http_timeout_ns < NS_PER_S || o->http_timeout_ns > 3600 * NS_PER_S)
+		return snprintf(err, n, "http-timeout: must be between 1s and 1h"), -EINVAL;
+	if (o->http_max_header_bytes < 4096 || o->http_max_header_bytes > 16 * 1024 * 1024)
+		return snprintf(err, n, "http-max-header-bytes: must be between 4096 and 16777216"), -EINVAL;
+	if (!o->tls_cert[0] != !o->tls_key[0])
+		return snprintf(err, n, "%s: TLS needs both --tls-cert and --tls-key",
+		                o->tls_cert[0] ? "tls-key" : "tls-cert"),
+		       -EINVAL;
+	if (o->tls_cert[0]) {
+		if (pw_tls_load(o->tls_cert, o->tls_key, o->tls_priorities, &tls, err, n) < 0)
+			return -EINVAL;
+		pw_tls_material_done(&tls);
+	}
+	return pw_auth_config_check(&o->auth, err, n);
+}
+
 static int validate(const struct pw_options *o, char *err, size_t n)
 {
 	char path[1100], why[1100];
@@ -415,7 +499,7 @@ static int validate(const struct pw_options *o, char *err, size_t n)
 		return snprintf(err, n, "state-interval: must be at least 10ms"), -EINVAL;
 	if (o->state_dir[0] && pw_state_check_dir(o->state_dir, why, sizeof(why)) < 0)
 		return snprintf(err, n, "state-dir: %s", why), -EINVAL;
-	return 0;
+	return validate_http(o, err, n);
 }
 
 int pw_options_load(struct pw_options *o, int argc, char **argv, char *err, size_t n)

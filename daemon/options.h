@@ -4,6 +4,7 @@
 #define PW_OPTIONS_H
 
 #include "detector.h"
+#include "http_auth.h"
 
 #include <netinet/in.h>
 #include <stdbool.h>
@@ -32,6 +33,15 @@ struct pw_options {
 	struct pw_detector_config detector; /* warmup, and per-rule settings from [rule.NAME] sections */
 	uint32_t rule_for_set;              /* bit per rule: its section set "for" */
 	uint32_t rule_resolve_set;          /* bit per rule: its section set "resolve" */
+	/* HTTP security and limits */
+	char tls_cert[1024];      /* PEM certificate chain; empty: plain HTTP */
+	char tls_key[1024];       /* PEM private key for it */
+	char tls_priorities[256]; /* GnuTLS priority string */
+	uint32_t http_max_connections;
+	uint32_t http_max_connections_per_ip;
+	int64_t http_timeout_ns;        /* to receive a request whole, and idle time */
+	uint32_t http_max_header_bytes; /* per-connection memory, bounds the request headers */
+	struct pw_auth_config auth;     /* [auth] section */
 };
 
 /* Load defaults, then the config file, then the command line over it. On a bad flag, value or

@@ -1,0 +1,178 @@
+/* http_guard.c — per-request receive deadlines, enforced by a thread that sleeps until the earliest
+ * one (and indefinitely while no connection is waiting for a request). */
+#define _GNU_SOURCE
+#include "http_guard.h"
+
+#include "clock.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+
+struct pw_guard_conn {
+	struct pw_guard_conn *prev, *next;
+	int fd;
+	int64_t deadline_ns; /* 0: not waiting for a request */
+};
+
+struct pw_guard {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	pthread_t thread;
+	struct pw_guard_conn head; /* circular list of open connections */
+	int64_t timeout_ns;
+	unsigned armed; /* connections with a deadline */
+	bool stop;
+	_Atomic uint64_t cut;
+};
+
+static void arm(struct pw_guard *g, struct pw_guard_conn *c)
+{
+	if (!c->deadline_ns && g->armed++ == 0)
+		pthread_cond_signal(&g->wake); /* the thread slept without a deadline */
+	c->deadline_ns = pw_mono_ns() + g->timeout_ns;
+}
+
+static void disarm(struct pw_guard *g, struct pw_guard_conn *c)
+{
+	if (c->deadline_ns)
+		g->armed--;
+	c->deadline_ns = 0;
+}
+
+/* Shut down every connection past its deadline; returns the earliest deadline still ahead (0: none). */
+static int64_t reap(struct pw_guard *g, int64_t now)
+{
+	int64_t next = 0;
+
+	for (struct pw_guard_conn *c = g->head.next; c != &g->head; c = c->next) {
+		if (!c->deadline_ns)
+			continue;
+		if (c->deadline_ns <= now) {
+			shutdown(c->fd, SHUT_RDWR);
+			disarm(g, c);
+			atomic_fetch_add_explicit(&g->cut, 1, memory_order_relaxed);
+		} else if (!next || c->deadline_ns < next) {
+			next = c->deadline_ns;
+		}
+	}
+	return next;
+}
+
+static void *guard_main(void *arg)
+{
+	struct pw_guard *g = arg;
+
+	pthread_setname_np(pthread_self(), "pw-http-guard");
+	pthread_mutex_lock(&g->lock);
+	while (!g->stop) {
+		int64_t next = reap(g, pw_mono_ns());
+		if (!next) {
+			pthread_cond_wait(&g->wake, &g->lock);
+			continue;
+		}
+		struct timespec ts = {.tv_sec = next / 1000000000, .tv_nsec = next % 1000000000};
+		pthread_cond_timedwait(&g->wake, &g->lock, &ts);
+	}
+	pthread_mutex_unlock(&g->lock);
+	return NULL;
+}
+
+struct pw_guard *pw_guard_new(int64_t timeout_ns)
+{
+	struct pw_guard *g = calloc(1, sizeof(*g));
+	pthread_condattr_t attr;
+	int r;
+
+	if (!g)
+		return NULL;
+	g->timeout_ns = timeout_ns;
+	g->head.next = g->head.prev = &g->head;
+	pthread_mutex_init(&g->lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&g->wake, &attr);
+	pthread_condattr_destroy(&attr);
+	if ((r = pthread_create(&g->thread, NULL, guard_main, g)) != 0) {
+		pthread_cond_destroy(&g->wake);
+		pthread_mutex_destroy(&g->lock);
+		free(g);
+		errno = r;
+		return NULL;
+	}
+	return g;
+}
+
+void pw_guard_free(struct pw_guard *g)
+{
+	if (!g)
+		return;
+	pthread_mutex_lock(&g->lock);
+	g->stop = true;
+	pthread_cond_signal(&g->wake);
+	pthread_mutex_unlock(&g->lock);
+	pthread_join(g->thread, NULL);
+	while (g->head.next != &g->head) {
+		struct pw_guard_conn *c = g->head.next;
+		g->head.next = c->next;
+		free(c);
+	}
+	pthread_cond_destroy(&g->wake);
+	pthread_mutex_destroy(&g->lock);
+	free(g);
+}
+
+struct pw_guard_conn *pw_guard_conn_started(struct pw_guard *g, int fd)
+{
+	struct pw_guard_conn *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->fd = fd;
+	pthread_mutex_lock(&g->lock);
+	c->next = g->head.next;
+	c->prev = &g->head;
+	g->head.next->prev = c;
+	g->head.next = c;
+	arm(g, c);
+	pthread_mutex_unlock(&g->lock);
+	return c;
+}
+
+void pw_guard_conn_request_done(struct pw_guard *g, struct pw_guard_conn *c)
+{
+	if (!c)
+		return;
+	pthread_mutex_lock(&g->lock);
+	disarm(g, c);
+	pthread_mutex_unlock(&g->lock);
+}
+
+void pw_guard_conn_response_done(struct pw_guard *g, struct pw_guard_conn *c)
+{
+	if (!c)
+		return;
+	pthread_mutex_lock(&g->lock);
+	arm(g, c);
+	pthread_mutex_unlock(&g->lock);
+}
+
+void pw_guard_conn_closed(struct pw_guard *g, struct pw_guard_conn *c)
+{
+	if (!c)
+		return;
+	pthread_mutex_lock(&g->lock);
+	disarm(g, c);
+	c->prev->next = c->next;
+	c->next->prev = c->prev;
+	pthread_mutex_unlock(&g->lock);
+	free(c);
+}
+
+uint64_t pw_guard_cut(const struct pw_guard *g)
+{
+	return g ? atomic_load_explicit(&g->cut, memory_order_relaxed) : 0;
+}
