@@ -210,19 +210,21 @@ static bool authorized(struct pw_http *h, struct MHD_Connection *conn, enum MHD_
 		MHD_free(user);
 	if (r == PW_AUTH_OK)
 		return true;
-	if (r == PW_AUTH_THROTTLED) {
-		*ret = respond_text(conn, MHD_HTTP_TOO_MANY_REQUESTS,
-		                    "too many failed logins; retry later\n");
-		return false;
-	}
-	static const char text[] = "authentication required\n";
+	const char *text = r == PW_AUTH_THROTTLED ? "too many failed logins; retry later\n"
+	                                          : "authentication required\n";
 	struct MHD_Response *resp =
-	        MHD_create_response_from_buffer(sizeof(text) - 1, (void *)text, MHD_RESPMEM_PERSISTENT);
+	        MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
 	if (!resp)
 		return *ret = MHD_NO, false;
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-	*ret = MHD_queue_basic_auth_fail_response(conn, "perfwatch", resp);
+	if (r == PW_AUTH_THROTTLED) {
+		/* One failure token comes back every 12 s. */
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "12");
+		*ret = MHD_queue_response(conn, MHD_HTTP_TOO_MANY_REQUESTS, resp);
+	} else {
+		*ret = MHD_queue_basic_auth_fail_response(conn, "perfwatch", resp);
+	}
 	MHD_destroy_response(resp);
 	return false;
 }
