@@ -202,10 +202,17 @@ static bool authorized(struct pw_http *h, struct MHD_Connection *conn, enum MHD_
 		explicit_bzero(password, strlen(password));
 		MHD_free(password);
 	}
-	if (r != PW_AUTH_OK && user && pw_ratelimit_allow(&h->auth_log_limit, now, &suppressed))
-		pw_log(LOG_NOTICE, "http: %s for user '%.64s' (%llu similar messages suppressed)",
+	if (r != PW_AUTH_OK && user && pw_ratelimit_allow(&h->auth_log_limit, now, &suppressed)) {
+		char name[65];
+		/* The name is the client's: no control characters into the log. */
+		snprintf(name, sizeof(name), "%s", user);
+		for (char *p = name; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				*p = '?';
+		pw_log(LOG_NOTICE, "http: %s for user '%s' (%llu similar messages suppressed)",
 		       r == PW_AUTH_DENIED ? "wrong password or unknown user" : "auth attempts throttled",
-		       user, (unsigned long long)suppressed);
+		       name, (unsigned long long)suppressed);
+	}
 	if (user)
 		MHD_free(user);
 	if (r == PW_AUTH_OK)

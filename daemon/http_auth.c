@@ -185,7 +185,6 @@ struct pw_auth *pw_auth_new(const struct pw_auth_config *cfg)
 		return errno = EIO, NULL;
 	}
 	a->budget_ns = BUDGET_MAX_NS;
-	a->budget_last_ns = pw_mono_ns();
 	return a;
 }
 
@@ -242,19 +241,25 @@ static void cache_put(struct cache_entry *c, size_t slots, const uint8_t *d, int
 	c[victim].used = true;
 }
 
-/* The client's bucket key: the IPv4 address, or the /64 of an IPv6 one (a host gets a /64). */
+/* The client's bucket key: the IPv4 address (also when it comes IPv4-mapped on an IPv6 socket),
+ * or the /64 of an IPv6 one (a host gets a /64); the last byte keeps the two apart. */
 static void client_key(const struct sockaddr *sa, uint8_t *key)
 {
 	memset(key, 0, 16);
-	if (sa && sa->sa_family == AF_INET)
+	if (sa && sa->sa_family == AF_INET) {
 		memcpy(key, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, 4);
-	else if (sa && sa->sa_family == AF_INET6)
-		memcpy(key, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, 8);
+		key[15] = 4;
+	} else if (sa && sa->sa_family == AF_INET6) {
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
+		bool mapped = IN6_IS_ADDR_V4MAPPED(a);
+		memcpy(key, mapped ? a->s6_addr + 12 : a->s6_addr, mapped ? 4 : 8);
+		key[15] = mapped ? 4 : 6;
+	}
 }
 
 static double refilled(const struct ip_bucket *b, int64_t now)
 {
-	double t = b->tokens + (double)(now - b->last_ns) / (double)IP_REFILL_NS;
+	double t = b->tokens + (double)(now > b->last_ns ? now - b->last_ns : 0) / (double)IP_REFILL_NS;
 	return t > IP_BURST ? IP_BURST : t;
 }
 
@@ -289,6 +294,8 @@ static struct ip_bucket *bucket(struct pw_auth *a, const struct sockaddr *client
 
 static void refill_budget(struct pw_auth *a, int64_t now)
 {
+	if (a->budget_last_ns == 0 || now < a->budget_last_ns)
+		a->budget_last_ns = now; /* first use (the budget starts full) */
 	a->budget_ns += (now - a->budget_last_ns) / BUDGET_SHARE;
 	if (a->budget_ns > BUDGET_MAX_NS)
 		a->budget_ns = BUDGET_MAX_NS;
