@@ -177,16 +177,6 @@ static enum MHD_Result serve_healthz(struct pw_http *h, struct MHD_Connection *c
 	return respond_text(conn, MHD_HTTP_OK, text);
 }
 
-/* The connection's request arrived whole: its receive deadline no longer applies. */
-static void request_received(struct pw_http *h, struct MHD_Connection *conn)
-{
-	const union MHD_ConnectionInfo *ci =
-	        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-
-	if (ci)
-		pw_guard_conn_request_done(h->guard, ci->socket_context);
-}
-
 /* Basic auth for a protected endpoint: true to go on, else *ret is the queued 401 or 429. */
 static bool authorized(struct pw_http *h, struct MHD_Connection *conn, enum MHD_Result *ret)
 {
@@ -256,7 +246,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
-	request_received(h, conn);
+	pw_guard_request_received(h->guard, conn); /* its receive deadline no longer applies */
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
 		return respond_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n");
 	if (pw_auth_protects(h->auth, url)) {
@@ -295,36 +285,6 @@ __attribute__((format(printf, 2, 0))) static void mhd_logger(void *cls, const ch
 	line[strcspn(line, "\n")] = '\0';
 	pw_log(LOG_NOTICE, "http: %s (%llu similar messages suppressed)", line,
 	       (unsigned long long)suppressed);
-}
-
-/* Every connection gets a receive deadline from accept until its request is in. */
-static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
-                          enum MHD_ConnectionNotificationCode code)
-{
-	struct pw_http *h = cls;
-
-	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-		const union MHD_ConnectionInfo *ci =
-		        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
-		*socket_context = ci ? pw_guard_conn_started(h->guard, ci->connect_fd) : NULL;
-	} else {
-		pw_guard_conn_closed(h->guard, *socket_context);
-		*socket_context = NULL;
-	}
-}
-
-/* A response went out: a kept-alive connection has a new deadline for its next request. */
-static void on_completed(void *cls, struct MHD_Connection *conn, void **state,
-                         enum MHD_RequestTerminationCode code)
-{
-	struct pw_http *h = cls;
-	const union MHD_ConnectionInfo *ci =
-	        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-	(void)state;
-	(void)code;
-
-	if (ci)
-		pw_guard_conn_response_done(h->guard, ci->socket_context);
 }
 
 static void http_free(struct pw_http *h)
@@ -417,15 +377,15 @@ struct pw_http *pw_http_start(const struct pw_options *opts, const struct pw_sam
 	}
 	/* The logger goes first so MHD routes even option errors through it. The memory limit bounds
 	 * a request's headers: an oversized header block gets 431, not memory. */
-	h->mhd = MHD_start_daemon(flags, 0, NULL, NULL, handle, h, MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, h,
-	                          MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&opts->listen_addr,
-	                          MHD_OPTION_CONNECTION_LIMIT, (unsigned)opts->http_max_connections,
-	                          MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-	                          (unsigned)opts->http_max_connections_per_ip, MHD_OPTION_CONNECTION_TIMEOUT,
-	                          (unsigned)((opts->http_timeout_ns + 999999999) / 1000000000),
-	                          MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)opts->http_max_header_bytes,
-	                          MHD_OPTION_NOTIFY_CONNECTION, on_connection, h, MHD_OPTION_NOTIFY_COMPLETED,
-	                          on_completed, h, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
+	h->mhd = MHD_start_daemon(
+	        flags, 0, NULL, NULL, handle, h, MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, h,
+	        MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&opts->listen_addr,
+	        MHD_OPTION_CONNECTION_LIMIT, (unsigned)opts->http_max_connections,
+	        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)opts->http_max_connections_per_ip,
+	        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)((opts->http_timeout_ns + 999999999) / 1000000000),
+	        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)opts->http_max_header_bytes,
+	        MHD_OPTION_NOTIFY_CONNECTION, pw_guard_on_connection, h->guard, MHD_OPTION_NOTIFY_COMPLETED,
+	        pw_guard_on_completed, h->guard, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
 	if (!h->mhd) {
 		snprintf(err, err_size, "cannot listen on %s (address in use or not local?)", opts->listen);
 		http_free(h);

@@ -4,10 +4,10 @@
 #include "http_guard.h"
 
 #include "clock.h"
+#include "log.h"
 
 #include <errno.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -26,7 +26,8 @@ struct pw_guard {
 	int64_t timeout_ns;
 	unsigned armed; /* connections with a deadline */
 	bool stop;
-	_Atomic uint64_t cut;
+	uint64_t cut; /* connections shut down since the last log line */
+	struct pw_ratelimit log_limit;
 };
 
 static void arm(struct pw_guard *g, struct pw_guard_conn *c)
@@ -47,6 +48,7 @@ static void disarm(struct pw_guard *g, struct pw_guard_conn *c)
 static int64_t reap(struct pw_guard *g, int64_t now)
 {
 	int64_t next = 0;
+	uint64_t suppressed;
 
 	for (struct pw_guard_conn *c = g->head.next; c != &g->head; c = c->next) {
 		if (!c->deadline_ns)
@@ -54,10 +56,15 @@ static int64_t reap(struct pw_guard *g, int64_t now)
 		if (c->deadline_ns <= now) {
 			shutdown(c->fd, SHUT_RDWR);
 			disarm(g, c);
-			atomic_fetch_add_explicit(&g->cut, 1, memory_order_relaxed);
+			g->cut++;
 		} else if (!next || c->deadline_ns < next) {
 			next = c->deadline_ns;
 		}
+	}
+	if (g->cut && pw_ratelimit_allow(&g->log_limit, now, &suppressed)) {
+		pw_log(LOG_NOTICE, "http: closed %llu connections that sent no whole request within %.3g s",
+		       (unsigned long long)g->cut, (double)g->timeout_ns / 1e9);
+		g->cut = 0;
 	}
 	return next;
 }
@@ -90,6 +97,7 @@ struct pw_guard *pw_guard_new(int64_t timeout_ns)
 	if (!g)
 		return NULL;
 	g->timeout_ns = timeout_ns;
+	g->log_limit.period_ns = 60 * INT64_C(1000000000);
 	g->head.next = g->head.prev = &g->head;
 	pthread_mutex_init(&g->lock, NULL);
 	pthread_condattr_init(&attr);
@@ -125,7 +133,7 @@ void pw_guard_free(struct pw_guard *g)
 	free(g);
 }
 
-struct pw_guard_conn *pw_guard_conn_started(struct pw_guard *g, int fd)
+static struct pw_guard_conn *conn_started(struct pw_guard *g, int fd)
 {
 	struct pw_guard_conn *c = calloc(1, sizeof(*c));
 
@@ -142,7 +150,7 @@ struct pw_guard_conn *pw_guard_conn_started(struct pw_guard *g, int fd)
 	return c;
 }
 
-void pw_guard_conn_request_done(struct pw_guard *g, struct pw_guard_conn *c)
+static void conn_request_done(struct pw_guard *g, struct pw_guard_conn *c)
 {
 	if (!c)
 		return;
@@ -151,7 +159,7 @@ void pw_guard_conn_request_done(struct pw_guard *g, struct pw_guard_conn *c)
 	pthread_mutex_unlock(&g->lock);
 }
 
-void pw_guard_conn_response_done(struct pw_guard *g, struct pw_guard_conn *c)
+static void conn_response_done(struct pw_guard *g, struct pw_guard_conn *c)
 {
 	if (!c)
 		return;
@@ -160,7 +168,7 @@ void pw_guard_conn_response_done(struct pw_guard *g, struct pw_guard_conn *c)
 	pthread_mutex_unlock(&g->lock);
 }
 
-void pw_guard_conn_closed(struct pw_guard *g, struct pw_guard_conn *c)
+static void conn_closed(struct pw_guard *g, struct pw_guard_conn *c)
 {
 	if (!c)
 		return;
@@ -172,7 +180,36 @@ void pw_guard_conn_closed(struct pw_guard *g, struct pw_guard_conn *c)
 	free(c);
 }
 
-uint64_t pw_guard_cut(const struct pw_guard *g)
+void pw_guard_on_connection(void *guard, struct MHD_Connection *conn, void **socket_context,
+                            enum MHD_ConnectionNotificationCode code)
 {
-	return g ? atomic_load_explicit(&g->cut, memory_order_relaxed) : 0;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci =
+		        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+		*socket_context = ci ? conn_started(guard, ci->connect_fd) : NULL;
+	} else {
+		conn_closed(guard, *socket_context);
+		*socket_context = NULL;
+	}
+}
+
+void pw_guard_on_completed(void *guard, struct MHD_Connection *conn, void **state,
+                           enum MHD_RequestTerminationCode code)
+{
+	const union MHD_ConnectionInfo *ci =
+	        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	(void)state;
+	(void)code;
+
+	if (ci)
+		conn_response_done(guard, ci->socket_context);
+}
+
+void pw_guard_request_received(struct pw_guard *g, struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci =
+	        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	if (ci)
+		conn_request_done(g, ci->socket_context);
 }

@@ -5,15 +5,15 @@
  * end of its previous response, and shuts down the socket of any that does not; libmicrohttpd
  * then sees the hang-up and closes it. Sending a response is left to the idle timeout.
  *
- * The pw_guard_conn_* calls come from libmicrohttpd's thread; the guard's own thread only
+ * The callbacks run on libmicrohttpd's threads; the guard's own thread only
  * shutdown()s sockets still registered, under the same lock, so it never touches a reused fd. */
 #ifndef PW_HTTP_GUARD_H
 #define PW_HTTP_GUARD_H
 
+#include <microhttpd.h>
 #include <stdint.h>
 
 struct pw_guard;
-struct pw_guard_conn;
 
 /* Start the guard's thread. NULL on failure (errno set). */
 struct pw_guard *pw_guard_new(int64_t timeout_ns);
@@ -21,16 +21,17 @@ struct pw_guard *pw_guard_new(int64_t timeout_ns);
 /* Stop the thread and free what is left; call after the HTTP server stopped. Accepts NULL. */
 void pw_guard_free(struct pw_guard *g);
 
-/* A connection on fd was accepted: returns its record (NULL when out of memory: not guarded). */
-struct pw_guard_conn *pw_guard_conn_started(struct pw_guard *g, int fd);
-/* Its request has arrived whole: no deadline while it is answered. Accepts NULL. */
-void pw_guard_conn_request_done(struct pw_guard *g, struct pw_guard_conn *c);
-/* Its response was sent: the next request has `timeout` from now. Accepts NULL. */
-void pw_guard_conn_response_done(struct pw_guard *g, struct pw_guard_conn *c);
-/* It is being closed (before its fd is): forget and free the record. Accepts NULL. */
-void pw_guard_conn_closed(struct pw_guard *g, struct pw_guard_conn *c);
+/* MHD_OPTION_NOTIFY_CONNECTION callback, the guard as its closure: a connection accepted gets its
+ * deadline; one being closed (before its fd is) is forgotten. */
+void pw_guard_on_connection(void *guard, struct MHD_Connection *conn, void **socket_context,
+                            enum MHD_ConnectionNotificationCode code);
 
-/* Connections shut down for missing their deadline, since start. */
-uint64_t pw_guard_cut(const struct pw_guard *g);
+/* MHD_OPTION_NOTIFY_COMPLETED callback, the guard as its closure: a response went out, so the
+ * kept-alive connection's next request has `timeout` from now. */
+void pw_guard_on_completed(void *guard, struct MHD_Connection *conn, void **state,
+                           enum MHD_RequestTerminationCode code);
+
+/* From the access handler: the connection's request is in whole; no deadline while it is answered. */
+void pw_guard_request_received(struct pw_guard *g, struct MHD_Connection *conn);
 
 #endif

@@ -7,6 +7,7 @@ the per-IP limit they fill is theirs, and the well-behaved client (127.0.0.1) ke
 
   slowloris PORT N TIMEOUT    N connections trickle header bytes; all must be cut after about
                               TIMEOUT s while /metrics keeps answering and samples keep coming
+  tls-stall PORT N TIMEOUT    N TLS handshakes trickled into: all cut after about TIMEOUT s
   per-ip PORT LIMIT           LIMIT + 10 connections from one address: LIMIT stay, the rest are
                               closed; after they go, that address is served again
   big-header PORT             a 100 kB header: 431 or closed, and the daemon still serves
@@ -124,6 +125,33 @@ def slowloris(port, n, timeout):
         fail("perfwatch_samples_total did not advance (%s -> %s)" % (first, last))
 
 
+def tls_stall(port, n, timeout):
+    """Start a TLS handshake record that announces 16 kB and trickle zeros into it."""
+    socks, opened, lifetimes = [], time.monotonic(), {}
+    for _ in range(n):
+        s = connect_from("127.0.0.5", port)
+        s.sendall(b"\x16\x03\x01\x40\x00")
+        socks.append(s)
+    deadline = opened + timeout + 5
+    while len(lifetimes) < n and time.monotonic() < deadline:
+        for i, s in enumerate(socks):
+            if i in lifetimes:
+                continue
+            try:
+                if closed_by_peer(s):
+                    raise OSError("closed")
+                s.send(b"\x00")
+            except OSError:
+                lifetimes[i] = time.monotonic() - opened
+        time.sleep(0.25)
+    for s in socks:
+        s.close()
+    print("tls-stall: %d/%d stalled handshakes cut, after %.2f..%.2f s (timeout %g s)" %
+          (len(lifetimes), n, min(lifetimes.values(), default=0), max(lifetimes.values(), default=0), timeout))
+    if len(lifetimes) < n or max(lifetimes.values()) > timeout + 2.5:
+        fail("stalled TLS handshakes were not cut within %g s" % (timeout + 2.5))
+
+
 def per_ip(port, limit):
     socks = [connect_from("127.0.0.3", port) for _ in range(limit + 10)]
     # The server accepts and at once closes the connections over the limit.
@@ -223,6 +251,8 @@ def main():
     mode, port = sys.argv[1], int(sys.argv[2])
     if mode == "slowloris":
         slowloris(port, int(sys.argv[3]), float(sys.argv[4]))
+    elif mode == "tls-stall":
+        tls_stall(port, int(sys.argv[3]), float(sys.argv[4]))
     elif mode == "per-ip":
         per_ip(port, int(sys.argv[3]))
     elif mode == "big-header":

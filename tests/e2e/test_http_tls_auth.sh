@@ -67,7 +67,7 @@ grep -q "configuration OK" <<<"$("$PERFWATCHD" --config "$conf" "${base[@]}" --c
 # The daemon over HTTPS with /metrics, /status and /alerts behind the password.
 PW_PORT=$(pw_free_port)
 PW_URL="https://127.0.0.1:$PW_PORT"
-"$PERFWATCHD" --config "$conf" "${base[@]}" --listen "127.0.0.1:$PW_PORT" --interval 100ms \
+"$PERFWATCHD" --config "$conf" "${base[@]}" --listen "127.0.0.1:$PW_PORT" --interval 100ms --http-timeout 2s \
 	--tls-cert "$pki/server.crt" --tls-key "$pki/server.key" >"$PW_WORK/tls.log" 2>&1 &
 PW_PID=$!
 PW_PIDS+=("$PW_PID")
@@ -90,6 +90,10 @@ curl -s -o /dev/null --max-time 5 "$PW_URL/healthz" || rc=$?
 rc=0
 curl "${tls[@]}" -o /dev/null --tlsv1.1 --tls-max 1.1 "$PW_URL/healthz" || rc=$?
 [ "$rc" != 0 ] || pw_fail "TLS 1.1 was accepted"
+
+# A handshake that never completes is cut by the request deadline, and others are served after.
+python3 "$PW_TESTS/e2e/http_attack.py" tls-stall "$PW_PORT" 4 2 || pw_fail "stalled TLS handshakes"
+[ "$(code "$PW_URL/healthz")" = 200 ] || pw_fail "not serving after the stalled handshakes"
 
 # Basic auth: open endpoints stay open; protected ones want the right password.
 [ "$(code "$PW_URL/healthz")" = 200 ] || pw_fail "/healthz is not open"
