@@ -341,7 +341,7 @@ static int secure(struct pw_http *h, const struct pw_options *opts, struct MHD_O
 	if (h->auth && !opts->tls_cert[0] && !loopback(&opts->listen_addr))
 		pw_log(LOG_WARNING, "http: basic auth on %s without TLS sends passwords in clear text",
 		       opts->listen);
-	if (!(h->guard = pw_guard_new(opts->http_timeout_ns)))
+	if (!(h->guard = pw_guard_new(opts->http_timeout_ns, opts->http_max_connections)))
 		return snprintf(err, n, "cannot start the HTTP guard thread: %s", strerror(errno)), -1;
 	fd_headroom(opts->http_max_connections);
 	return 0;

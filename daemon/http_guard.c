@@ -24,17 +24,20 @@ struct pw_guard {
 	pthread_t thread;
 	struct pw_guard_conn head; /* circular list of open connections */
 	int64_t timeout_ns;
-	unsigned armed; /* connections with a deadline */
+	unsigned armed;   /* connections with a deadline */
+	unsigned open;    /* connections registered */
+	unsigned shed_at; /* from this many open, idle kept-alive connections are closed at once */
 	bool stop;
 	uint64_t cut; /* connections shut down since the last log line */
 	struct pw_ratelimit log_limit;
 };
 
-static void arm(struct pw_guard *g, struct pw_guard_conn *c)
+/* Give c a deadline `after` from now (0: due at once). */
+static void arm(struct pw_guard *g, struct pw_guard_conn *c, int64_t after)
 {
-	if (!c->deadline_ns && g->armed++ == 0)
-		pthread_cond_signal(&g->wake); /* the thread slept without a deadline */
-	c->deadline_ns = pw_mono_ns() + g->timeout_ns;
+	if ((!c->deadline_ns && g->armed++ == 0) || after == 0)
+		pthread_cond_signal(&g->wake); /* the thread slept without a deadline, or a later one */
+	c->deadline_ns = pw_mono_ns() + after;
 }
 
 static void disarm(struct pw_guard *g, struct pw_guard_conn *c)
@@ -88,7 +91,7 @@ static void *guard_main(void *arg)
 	return NULL;
 }
 
-struct pw_guard *pw_guard_new(int64_t timeout_ns)
+struct pw_guard *pw_guard_new(int64_t timeout_ns, unsigned max_connections)
 {
 	struct pw_guard *g = calloc(1, sizeof(*g));
 	pthread_condattr_t attr;
@@ -97,6 +100,7 @@ struct pw_guard *pw_guard_new(int64_t timeout_ns)
 	if (!g)
 		return NULL;
 	g->timeout_ns = timeout_ns;
+	g->shed_at = max_connections - max_connections / 8;
 	g->log_limit.period_ns = 60 * INT64_C(1000000000);
 	g->head.next = g->head.prev = &g->head;
 	pthread_mutex_init(&g->lock, NULL);
@@ -145,7 +149,8 @@ static struct pw_guard_conn *conn_started(struct pw_guard *g, int fd)
 	c->prev = &g->head;
 	g->head.next->prev = c;
 	g->head.next = c;
-	arm(g, c);
+	g->open++;
+	arm(g, c, g->timeout_ns);
 	pthread_mutex_unlock(&g->lock);
 	return c;
 }
@@ -164,7 +169,9 @@ static void conn_response_done(struct pw_guard *g, struct pw_guard_conn *c)
 	if (!c)
 		return;
 	pthread_mutex_lock(&g->lock);
-	arm(g, c);
+	/* Near the connection limit, a kept-alive connection waiting for its next request would keep
+	 * new clients queued behind it: close it now (its response is already in the kernel). */
+	arm(g, c, g->open >= g->shed_at ? 0 : g->timeout_ns);
 	pthread_mutex_unlock(&g->lock);
 }
 
@@ -174,6 +181,7 @@ static void conn_closed(struct pw_guard *g, struct pw_guard_conn *c)
 		return;
 	pthread_mutex_lock(&g->lock);
 	disarm(g, c);
+	g->open--;
 	c->prev->next = c->next;
 	c->next->prev = c->prev;
 	pthread_mutex_unlock(&g->lock);

@@ -3,7 +3,9 @@
  * holds its connection, and its per-IP slot, forever. The guard gives every connection
  * `timeout` to deliver a whole request (the TLS handshake included), from its accept or from the
  * end of its previous response, and shuts down the socket of any that does not; libmicrohttpd
- * then sees the hang-up and closes it. Sending a response is left to the idle timeout.
+ * then sees the hang-up and closes it. Sending a response is left to the idle timeout. When 7/8
+ * of the connection limit is in use, a kept-alive connection is closed as soon as its response
+ * went out, so a flood of connections cannot keep new clients queued for a whole timeout each.
  *
  * The callbacks run on libmicrohttpd's threads; the guard's own thread only
  * shutdown()s sockets still registered, under the same lock, so it never touches a reused fd. */
@@ -15,8 +17,8 @@
 
 struct pw_guard;
 
-/* Start the guard's thread. NULL on failure (errno set). */
-struct pw_guard *pw_guard_new(int64_t timeout_ns);
+/* Start the guard's thread for a server of max_connections. NULL on failure (errno set). */
+struct pw_guard *pw_guard_new(int64_t timeout_ns, unsigned max_connections);
 
 /* Stop the thread and free what is left; call after the HTTP server stopped. Accepts NULL. */
 void pw_guard_free(struct pw_guard *g);
