@@ -4,22 +4,11 @@
 # non-bcrypt hashes stop the daemon with exit 2 and a clear message.
 source "$(dirname "$0")/lib.sh"
 
-command -v openssl >/dev/null || pw_skip "openssl is not installed"
 tree="$PW_WORK/tree"
 pw_copy_tree vm-2cpu-idle-1 "$tree"
 pki="$PW_WORK/pki"
-mkdir -p "$pki"
-(
-	cd "$pki"
-	ec=(-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes)
-	openssl req -x509 "${ec[@]}" -keyout ca.key -out ca.crt -days 2 -subj /CN=perfwatch-test-ca
-	openssl req "${ec[@]}" -keyout server.key -out server.csr -subj /CN=127.0.0.1
-	printf 'subjectAltName=IP:127.0.0.1\n' >san
-	openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out server.crt -days 2 \
-		-extfile san
-	openssl genpkey -algorithm ec -pkeyopt ec_paramgen_curve:P-256 -out other.key
-	printf 'not a certificate\n' >garbage.pem
-) >/dev/null 2>&1 || pw_fail "openssl could not make the test certificates"
+pw_make_pki "$pki"
+printf 'not a certificate\n' >"$pki/garbage.pem"
 
 hash='$2b$10$lTxXPp15IgmKfjSjRIAnAOIAqMh0sfSbbT9SLo..c0PcqbQPyf7XO' # "correct horse"
 base=(--procfs "$tree/proc" --sysfs "$tree/sys")
