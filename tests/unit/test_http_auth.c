@@ -126,6 +126,28 @@ START_TEST(test_verify)
 }
 END_TEST
 
+/* htpasswd -B writes $2y$, Go's bcrypt $2a$: the same digest as $2b$ for the same salt. */
+START_TEST(test_verify_prefixes)
+{
+	static const char *const prefixes[] = {"$2y$", "$2a$"};
+	struct sockaddr_in c = addr4("192.0.2.2");
+
+	for (size_t i = 0; i < 2; i++) {
+		struct pw_auth_config cfg = {0};
+		char hash[PW_AUTH_HASH_LEN + 1];
+		snprintf(hash, sizeof(hash), "%s%s", prefixes[i], HASH_RIGHT + 4);
+		set_ok(&cfg, "user.h", hash);
+		set_ok(&cfg, "protect", "/metrics");
+		struct pw_auth *a = pw_auth_new(&cfg);
+		ck_assert_int_eq(pw_auth_check(a, "h", "right", (const struct sockaddr *)&c, NS_PER_S),
+		                 PW_AUTH_OK);
+		ck_assert_int_eq(pw_auth_check(a, "h", "wrong", (const struct sockaddr *)&c, NS_PER_S),
+		                 PW_AUTH_DENIED);
+		pw_auth_free(a);
+	}
+}
+END_TEST
+
 /* Five failed bcrypt checks per client, then 429 until a token comes back (one per 12 s); other
  * clients and cached credentials are unaffected; a repeated wrong password costs no token. */
 START_TEST(test_throttle)
@@ -219,6 +241,7 @@ static Suite *http_auth_suite(void)
 
 	tcase_add_test(core, test_config);
 	tcase_add_test(core, test_verify);
+	tcase_add_test(core, test_verify_prefixes);
 	tcase_add_test(core, test_throttle);
 	tcase_add_test(core, test_global_budget);
 	tcase_add_test(core, test_ipv6_buckets);
