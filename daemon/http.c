@@ -177,34 +177,71 @@ static enum MHD_Result serve_healthz(struct pw_http *h, struct MHD_Connection *c
 	return respond_text(conn, MHD_HTTP_OK, text);
 }
 
+/* The credentials of a Basic Authorization header, NULL when there is none or no password. */
+struct credentials {
+	const char *user, *password;
+	void *block[2]; /* what MHD allocated */
+};
+
+static void credentials_get(struct MHD_Connection *conn, struct credentials *c)
+{
+	memset(c, 0, sizeof(*c));
+#if MHD_VERSION >= 0x00097701 /* the two-string API is deprecated from 0.9.77 on */
+	struct MHD_BasicAuthInfo *info = MHD_basic_auth_get_username_password3(conn);
+	if (info && info->password) {
+		c->user = info->username;
+		c->password = info->password;
+	}
+	c->block[0] = info;
+#else
+	char *password = NULL;
+	char *user = MHD_basic_auth_get_username_password(conn, &password);
+	c->user = user;
+	c->password = password;
+	c->block[0] = user;
+	c->block[1] = password;
+#endif
+}
+
+static void credentials_free(struct credentials *c)
+{
+	if (c->password)
+		explicit_bzero((char *)c->password, strlen(c->password));
+	for (int i = 0; i < 2; i++)
+		if (c->block[i])
+			MHD_free(c->block[i]);
+}
+
+static void log_refusal(struct pw_http *h, enum pw_auth_result r, const char *user, int64_t now)
+{
+	uint64_t suppressed;
+	char name[65];
+
+	if (!user || !pw_ratelimit_allow(&h->auth_log_limit, now, &suppressed))
+		return;
+	/* The name is the client's: no control characters into the log. */
+	snprintf(name, sizeof(name), "%s", user);
+	for (char *p = name; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	pw_log(LOG_NOTICE, "http: %s for user '%s' (%llu similar messages suppressed)",
+	       r == PW_AUTH_DENIED ? "wrong password or unknown user" : "auth attempts throttled", name,
+	       (unsigned long long)suppressed);
+}
+
 /* Basic auth for a protected endpoint: true to go on, else *ret is the queued 401 or 429. */
 static bool authorized(struct pw_http *h, struct MHD_Connection *conn, enum MHD_Result *ret)
 {
 	const union MHD_ConnectionInfo *ci =
 	        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	char *password = NULL;
-	char *user = MHD_basic_auth_get_username_password(conn, &password);
+	struct credentials c;
 	int64_t now = pw_mono_ns();
-	enum pw_auth_result r = pw_auth_check(h->auth, user, password, ci ? ci->client_addr : NULL, now);
-	uint64_t suppressed;
 
-	if (password) {
-		explicit_bzero(password, strlen(password));
-		MHD_free(password);
-	}
-	if (r != PW_AUTH_OK && user && pw_ratelimit_allow(&h->auth_log_limit, now, &suppressed)) {
-		char name[65];
-		/* The name is the client's: no control characters into the log. */
-		snprintf(name, sizeof(name), "%s", user);
-		for (char *p = name; *p; p++)
-			if ((unsigned char)*p < 0x20 || *p == 0x7f)
-				*p = '?';
-		pw_log(LOG_NOTICE, "http: %s for user '%s' (%llu similar messages suppressed)",
-		       r == PW_AUTH_DENIED ? "wrong password or unknown user" : "auth attempts throttled",
-		       name, (unsigned long long)suppressed);
-	}
-	if (user)
-		MHD_free(user);
+	credentials_get(conn, &c);
+	enum pw_auth_result r = pw_auth_check(h->auth, c.user, c.password, ci ? ci->client_addr : NULL, now);
+	if (r != PW_AUTH_OK)
+		log_refusal(h, r, c.user, now);
+	credentials_free(&c);
 	if (r == PW_AUTH_OK)
 		return true;
 	const char *text = r == PW_AUTH_THROTTLED ? "too many failed logins; retry later\n"
@@ -220,7 +257,11 @@ static bool authorized(struct pw_http *h, struct MHD_Connection *conn, enum MHD_
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "12");
 		*ret = MHD_queue_response(conn, MHD_HTTP_TOO_MANY_REQUESTS, resp);
 	} else {
+#if MHD_VERSION >= 0x00097701
+		*ret = MHD_queue_basic_auth_required_response3(conn, "perfwatch", MHD_NO, resp);
+#else
 		*ret = MHD_queue_basic_auth_fail_response(conn, "perfwatch", resp);
+#endif
 	}
 	MHD_destroy_response(resp);
 	return false;
