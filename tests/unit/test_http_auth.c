@@ -135,7 +135,7 @@ START_TEST(test_verify_prefixes)
 	for (size_t i = 0; i < 2; i++) {
 		struct pw_auth_config cfg = {0};
 		char hash[PW_AUTH_HASH_LEN + 1];
-		snprintf(hash, sizeof(hash), "%s%s", prefixes[i], HASH_RIGHT + 4);
+		snprintf(hash, sizeof(hash), "%s%s", prefixes[i], &HASH_RIGHT[4]);
 		set_ok(&cfg, "user.h", hash);
 		set_ok(&cfg, "protect", "/metrics");
 		struct pw_auth *a = pw_auth_new(&cfg);
