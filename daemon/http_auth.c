@@ -24,7 +24,7 @@
 #define IP_SLOTS 256
 #define IP_BURST 5.0
 #define IP_REFILL_NS (12 * NS_PER_S) /* one more failed bcrypt check per client every 12 s */
-#define BUDGET_MAX_NS NS_PER_S       /* bcrypt may use 1 s at once ... */
+#define BUDGET_MAX_NS (NS_PER_S / 2) /* bcrypt may use 0.5 s at once ... */
 #define BUDGET_SHARE 4               /* ... and a quarter of the HTTP thread's time in the long run */
 
 static const char *const endpoints[] = {"/", "/metrics", "/status", "/alerts", "/healthz"};

@@ -11,6 +11,8 @@ the per-IP limit they fill is theirs, and the well-behaved client (127.0.0.1) ke
   per-ip PORT LIMIT           LIMIT + 10 connections from one address: LIMIT stay, the rest are
                               closed; after they go, that address is served again
   big-header PORT             a 100 kB header: 431 or closed, and the daemon still serves
+  auth-flood PORT USER PASS N N wrong passwords from 40 addresses: most get 429 without bcrypt
+                              work, and a scraper with the right (cached) password stays fast
   burst PORT PID N            N connection attempts at once: the daemon survives, answers another
                               client meanwhile, and its fd count returns to what it was
 """
@@ -203,6 +205,76 @@ def big_header(port):
         fail("not serving after the big header")
 
 
+def auth_flood(port, user, password, n):
+    """n wrong passwords from 40 addresses, 8 at a time, while a scraper with the right password
+    and a health check keep asking: bcrypt work is rationed (429), the others stay fast."""
+    import base64
+    import threading
+
+    def get_auth(src, path, pw):
+        tok = base64.b64encode(("%s:%s" % (user, pw)).encode()).decode()
+        start = time.monotonic()
+        try:
+            s = connect_from(src, port, 10)
+            s.sendall(("GET %s HTTP/1.1\r\nHost: x\r\nAuthorization: Basic %s\r\nConnection: close\r\n\r\n"
+                       % (path, tok)).encode())
+            data = b""
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+            s.close()
+        except OSError:
+            return 0, time.monotonic() - start
+        return int(data[9:12] or 0), time.monotonic() - start
+
+    counts, lock, done = {}, threading.Lock(), threading.Event()
+    worst = {"metrics": 0.0, "healthz": 0.0}
+    bad = []
+
+    def attacker(k):
+        for i in range(k, n, 8):
+            status, _ = get_auth("127.0.3.%d" % (1 + i % 40), "/metrics", "guess-%d" % i)
+            with lock:
+                counts[status] = counts.get(status, 0) + 1
+
+    def scraper():
+        while not done.is_set():
+            status, secs = get_auth("127.0.0.1", "/metrics", password)
+            worst["metrics"] = max(worst["metrics"], secs)
+            if status != 200:
+                bad.append("metrics %d" % status)
+            status, _, secs = get(port, "/healthz")
+            worst["healthz"] = max(worst["healthz"], secs)
+            if status != 200:
+                bad.append("healthz %d" % status)
+            time.sleep(0.05)
+
+    get_auth("127.0.0.1", "/metrics", password)  # the scraper's password is verified and cached
+    start = time.monotonic()
+    threads = [threading.Thread(target=attacker, args=(k,)) for k in range(8)]
+    watcher = threading.Thread(target=scraper)
+    watcher.start()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    took = time.monotonic() - start
+    done.set()
+    watcher.join()
+    print("auth-flood: %d wrong passwords from 40 addresses in %.2f s: %s; slowest right-password "
+          "scrape %.3f s, slowest /healthz %.3f s" % (n, took, counts, worst["metrics"], worst["healthz"]))
+    if bad:
+        fail("well-behaved requests failed during the flood: %s" % bad[:5])
+    if counts.get(429, 0) == 0:
+        fail("no request was throttled: every wrong password cost a bcrypt check")
+    if set(counts) - {401, 429}:
+        fail("unexpected answers %s" % counts)
+    if max(worst.values()) > 2.0:
+        fail("a well-behaved request took %.3f s during the flood" % max(worst.values()))
+
+
 def fd_count(pid):
     return len(os.listdir("/proc/%d/fd" % pid))
 
@@ -260,6 +332,8 @@ def main():
         per_ip(port, int(sys.argv[3]))
     elif mode == "big-header":
         big_header(port)
+    elif mode == "auth-flood":
+        auth_flood(port, sys.argv[3], sys.argv[4], int(sys.argv[5]))
     elif mode == "burst":
         burst(port, int(sys.argv[3]), int(sys.argv[4]))
     else:

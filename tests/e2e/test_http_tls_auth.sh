@@ -117,5 +117,7 @@ pw_start plain --config "$conf" "${base[@]}"
 [ "$(curl -s -o /dev/null -w '%{http_code}' -u prom:'correct horse' "$PW_URL/status")" = 200 ] || pw_fail "plain auth"
 [ "$(curl -s -o /dev/null -w '%{http_code}' "$PW_URL/status")" = 401 ] || pw_fail "plain 401"
 grep -q 'clear text' "$PW_WORK/plain.log" && pw_fail "clear-text warning on loopback"
+# Guessing from many addresses at once: bcrypt work is rationed, the scraper is not slowed down.
+python3 "$PW_TESTS/e2e/http_attack.py" auth-flood "$PW_PORT" prom 'correct horse' 400 || pw_fail "auth flood"
 pw_stop "$PW_PID"
 echo PASS

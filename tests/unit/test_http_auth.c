@@ -183,8 +183,8 @@ START_TEST(test_throttle)
 }
 END_TEST
 
-/* Many addresses guessing: the global budget (a quarter of the time, 1 s burst) stops them when
- * no client's own budget would. Cost-4 checks take ~1 ms, so 1 s of burst is many checks: the
+/* Many addresses guessing: the global budget (a quarter of the time, 0.5 s at once) stops them when
+ * no client's own budget would. Cost-4 checks take ~1 ms, so 0.5 s of burst is many checks: the
  * test spends it without the clock moving and then sees 429 for a fresh address. */
 START_TEST(test_global_budget)
 {
