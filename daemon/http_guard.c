@@ -16,6 +16,7 @@ struct pw_guard_conn {
 	struct pw_guard_conn *prev, *next;
 	int fd;
 	int64_t deadline_ns; /* 0: not waiting for a request */
+	bool shed;           /* the deadline is a shedding of an idle kept-alive connection */
 };
 
 struct pw_guard {
@@ -28,7 +29,7 @@ struct pw_guard {
 	unsigned open;    /* connections registered */
 	unsigned shed_at; /* from this many open, idle kept-alive connections are closed at once */
 	bool stop;
-	uint64_t cut; /* connections shut down since the last log line */
+	uint64_t cut, shed; /* connections shut down since the last log line: late, or shed */
 	struct pw_ratelimit log_limit;
 };
 
@@ -38,6 +39,7 @@ static void arm(struct pw_guard *g, struct pw_guard_conn *c, int64_t after)
 	if ((!c->deadline_ns && g->armed++ == 0) || after == 0)
 		pthread_cond_signal(&g->wake); /* the thread slept without a deadline, or a later one */
 	c->deadline_ns = pw_mono_ns() + after;
+	c->shed = after == 0;
 }
 
 static void disarm(struct pw_guard *g, struct pw_guard_conn *c)
@@ -59,15 +61,18 @@ static int64_t reap(struct pw_guard *g, int64_t now)
 		if (c->deadline_ns <= now) {
 			shutdown(c->fd, SHUT_RDWR);
 			disarm(g, c);
-			g->cut++;
+			*(c->shed ? &g->shed : &g->cut) += 1;
 		} else if (!next || c->deadline_ns < next) {
 			next = c->deadline_ns;
 		}
 	}
-	if (g->cut && pw_ratelimit_allow(&g->log_limit, now, &suppressed)) {
-		pw_log(LOG_NOTICE, "http: closed %llu connections that sent no whole request within %.3g s",
-		       (unsigned long long)g->cut, (double)g->timeout_ns / 1e9);
-		g->cut = 0;
+	if ((g->cut || g->shed) && pw_ratelimit_allow(&g->log_limit, now, &suppressed)) {
+		pw_log(LOG_NOTICE,
+		       "http: closed %llu connections that sent no whole request within %.3g s, and %llu "
+		       "idle "
+		       "ones near the connection limit",
+		       (unsigned long long)g->cut, (double)g->timeout_ns / 1e9, (unsigned long long)g->shed);
+		g->cut = g->shed = 0;
 	}
 	return next;
 }
