@@ -25,7 +25,7 @@
 #define IP_BURST 5.0
 #define IP_REFILL_NS (12 * NS_PER_S) /* one more failed bcrypt check per client every 12 s */
 #define BUDGET_MAX_NS (NS_PER_S / 2) /* bcrypt may use 0.5 s at once ... */
-#define BUDGET_SHARE 4               /* ... and a quarter of the HTTP thread's time in the long run */
+#define BUDGET_SHARE 4               /* ... and a quarter of a CPU in the long run */
 
 static const char *const endpoints[] = {"/", "/metrics", "/status", "/alerts", "/healthz"};
 #define ENDPOINT_COUNT (sizeof(endpoints) / sizeof(endpoints[0]))
@@ -333,9 +333,10 @@ enum pw_auth_result pw_auth_check(struct pw_auth *a, const char *user, const cha
 	refill_budget(a, now);
 	if (b->tokens < 1.0 || a->budget_ns <= 0)
 		return PW_AUTH_THROTTLED;
-	int64_t start = pw_mono_ns();
+	/* CPU time, not wall time: a loaded host must not shrink the budget of an idle daemon. */
+	int64_t start = pw_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	bool ok = bcrypt_verify(a, user, password);
-	a->budget_ns -= pw_mono_ns() - start;
+	a->budget_ns -= pw_clock_ns(CLOCK_THREAD_CPUTIME_ID) - start;
 	if (ok) {
 		cache_put(a->good, GOOD_SLOTS, d, now);
 		return PW_AUTH_OK;

@@ -63,7 +63,7 @@ enum pw_auth_result {
 /* Check user/password (either may be NULL: no or malformed Authorization header) from client at
  * now_ns (monotonic). Cached successes and remembered failures cost no bcrypt. A bcrypt check
  * needs a failure token of the client's address (5, refilled one per 12 s) and the global budget
- * (bcrypt may use a quarter of the HTTP thread's time, measured, and 0.5 s at once). */
+ * (bcrypt's CPU time may be a quarter of the time elapsed, and 0.5 s at once). */
 enum pw_auth_result pw_auth_check(struct pw_auth *auth, const char *user, const char *password,
                                   const struct sockaddr *client, int64_t now_ns);
 

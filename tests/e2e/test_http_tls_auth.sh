@@ -96,8 +96,10 @@ grep -qi '^WWW-Authenticate: Basic realm="perfwatch"' "$PW_WORK/h" || pw_fail "4
 body=$(curl "${tls[@]}" -u prom:'correct horse' "$PW_URL/metrics")
 grep -q '^perfwatch_samples_total ' <<<"$body" || pw_fail "/metrics with the right password has no metrics"
 
-# Failures are rationed per client: 5 bcrypt checks, then 429 with Retry-After instead of more
-# bcrypt work. Two were spent above; a repeated wrong password is remembered and costs none.
+# Failures are rationed: 5 bcrypt checks per client (two were spent above), then 429 instead of
+# more bcrypt work. The global budget (a quarter of a CPU, half a second at once) may step in
+# sooner on a slow machine; the exact per-client count is test_http_auth's. A repeated wrong
+# password is remembered and costs nothing: it stays 401 however often it comes.
 for i in 1 2 3 4 5 6; do [ "$(code -u prom:wrong "$PW_URL/metrics")" = 401 ] || pw_fail "repeat $i"; done
 throttled=
 for i in 1 2 3 4 5; do
@@ -105,7 +107,7 @@ for i in 1 2 3 4 5; do
 	[ "$c" = 429 ] && throttled=$i && break
 	[ "$c" = 401 ] || pw_fail "guess $i got $c"
 done
-[ "$throttled" = 4 ] || [ "$throttled" = 5 ] || pw_fail "not throttled after 5 failed checks (429 at guess '$throttled')"
+[ -n "$throttled" ] || pw_fail "no 429 after 7 failed bcrypt checks from one client"
 curl "${tls[@]}" -D "$PW_WORK/h" -o /dev/null -u prom:guess-9 "$PW_URL/metrics"
 grep -qi '^Retry-After: ' "$PW_WORK/h" || pw_fail "429 without Retry-After"
 # The verified password is cached: still served while this client is throttled.
