@@ -340,18 +340,18 @@ static void http_free(struct pw_http *h)
 	free(h);
 }
 
-/* Room for the connection limit: raise the soft fd limit toward the hard one if it is short. */
-static void fd_headroom(unsigned connections)
+/* Say so when the open-file limit cannot hold the connection limit. Not raised here: the shipped
+ * unit's system call filter (~@resources) kills a process that calls setrlimit. */
+static void check_fd_limit(unsigned connections)
 {
 	struct rlimit rl;
 	rlim_t want = (rlim_t)connections + 64;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= want)
-		return;
-	rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
-	if (setrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < want)
-		pw_log(LOG_WARNING, "http: open file limit %llu is below http-max-connections + 64",
-		       (unsigned long long)rl.rlim_cur);
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < want)
+		pw_log(LOG_WARNING,
+		       "http: open file limit %llu is below http-max-connections + 64 = %llu "
+		       "(raise LimitNOFILE= or ulimit -n)",
+		       (unsigned long long)rl.rlim_cur, (unsigned long long)want);
 }
 
 static bool loopback(const struct sockaddr_storage *a)
@@ -384,7 +384,7 @@ static int secure(struct pw_http *h, const struct pw_options *opts, struct MHD_O
 		       opts->listen);
 	if (!(h->guard = pw_guard_new(opts->http_timeout_ns, opts->http_max_connections)))
 		return snprintf(err, n, "cannot start the HTTP guard thread: %s", strerror(errno)), -1;
-	fd_headroom(opts->http_max_connections);
+	check_fd_limit(opts->http_max_connections);
 	return 0;
 }
 
