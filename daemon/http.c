@@ -6,20 +6,21 @@
 #include "clock.h"
 #include "gzip.h"
 #include "history.h"
+#include "http_auth.h"
+#include "http_guard.h"
+#include "http_tls.h"
 #include "log.h"
 #include "prometheus.h"
 #include "status_json.h"
 
+#include <arpa/inet.h>
+#include <errno.h>
 #include <microhttpd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
-#define CONNECTION_LIMIT 128
-#define PER_IP_CONNECTION_LIMIT 32
-#define CONNECTION_TIMEOUT_S 10
-/* Bounds a request's headers: an oversized header block gets 431, not memory. */
-#define CONNECTION_MEMORY_LIMIT (32 * 1024)
 #define STATUS_WINDOW_NS (60 * INT64_C(1000000000))
 #define STATUS_TOP_N 5
 /* Compressing a small body costs more time than it saves on any network (16 KiB for 2 CPUs takes
@@ -38,9 +39,12 @@ struct pw_http {
 	double last_scrape_seconds;
 	uint64_t scrapes;
 	struct pw_ratelimit mhd_log_limit;
-
 	struct pw_notifier *notifier;  /* NULL: no receivers */
 	struct pw_notify_stats notify; /* scratch copy of its counters */
+	struct pw_tls_material tls;    /* PEM text MHD reads at start; empty without TLS */
+	struct pw_auth *auth;          /* NULL: no endpoint needs a password */
+	struct pw_guard *guard;        /* request receive deadlines (slowloris) */
+	struct pw_ratelimit auth_log_limit;
 };
 
 static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status, const char *type,
@@ -179,6 +183,96 @@ static enum MHD_Result serve_healthz(struct pw_http *h, struct MHD_Connection *c
 	return respond_text(conn, MHD_HTTP_OK, text);
 }
 
+/* The credentials of a Basic Authorization header, NULL when there is none or no password. */
+struct credentials {
+	const char *user, *password;
+	void *block[2]; /* what MHD allocated */
+};
+
+static void credentials_get(struct MHD_Connection *conn, struct credentials *c)
+{
+	memset(c, 0, sizeof(*c));
+#if MHD_VERSION >= 0x00097701 /* the two-string API is deprecated from 0.9.77 on */
+	struct MHD_BasicAuthInfo *info = MHD_basic_auth_get_username_password3(conn);
+	if (info && info->password) {
+		c->user = info->username;
+		c->password = info->password;
+	}
+	c->block[0] = info;
+#else
+	char *password = NULL;
+	char *user = MHD_basic_auth_get_username_password(conn, &password);
+	c->user = user;
+	c->password = password;
+	c->block[0] = user;
+	c->block[1] = password;
+#endif
+}
+
+static void credentials_free(struct credentials *c)
+{
+	if (c->password)
+		explicit_bzero((char *)c->password, strlen(c->password));
+	for (int i = 0; i < 2; i++)
+		if (c->block[i])
+			MHD_free(c->block[i]);
+}
+
+static void log_refusal(struct pw_http *h, enum pw_auth_result r, const char *user, int64_t now)
+{
+	uint64_t suppressed;
+	char name[65];
+
+	if (!user || !pw_ratelimit_allow(&h->auth_log_limit, now, &suppressed))
+		return;
+	/* The name is the client's: no control characters into the log. */
+	snprintf(name, sizeof(name), "%s", user);
+	for (char *p = name; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	pw_log(LOG_NOTICE, "http: %s for user '%s' (%llu similar messages suppressed)",
+	       r == PW_AUTH_DENIED ? "wrong password or unknown user" : "auth attempts throttled", name,
+	       (unsigned long long)suppressed);
+}
+
+/* Basic auth for a protected endpoint: true to go on, else *ret is the queued 401 or 429. */
+static bool authorized(struct pw_http *h, struct MHD_Connection *conn, enum MHD_Result *ret)
+{
+	const union MHD_ConnectionInfo *ci =
+	        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	struct credentials c;
+	int64_t now = pw_mono_ns();
+
+	credentials_get(conn, &c);
+	enum pw_auth_result r = pw_auth_check(h->auth, c.user, c.password, ci ? ci->client_addr : NULL, now);
+	if (r != PW_AUTH_OK)
+		log_refusal(h, r, c.user, now);
+	credentials_free(&c);
+	if (r == PW_AUTH_OK)
+		return true;
+	const char *text = r == PW_AUTH_THROTTLED ? "too many failed logins; retry later\n"
+	                                          : "authentication required\n";
+	struct MHD_Response *resp =
+	        MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
+	if (!resp)
+		return *ret = MHD_NO, false;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	if (r == PW_AUTH_THROTTLED) {
+		/* One failure token comes back every 12 s. */
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "12");
+		*ret = MHD_queue_response(conn, MHD_HTTP_TOO_MANY_REQUESTS, resp);
+	} else {
+#if MHD_VERSION >= 0x00097701
+		*ret = MHD_queue_basic_auth_required_response3(conn, "perfwatch", MHD_NO, resp);
+#else
+		*ret = MHD_queue_basic_auth_fail_response(conn, "perfwatch", resp);
+#endif
+	}
+	MHD_destroy_response(resp);
+	return false;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
                               const char *version, const char *upload_data, size_t *upload_data_size,
                               void **state)
@@ -199,8 +293,14 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
+	pw_guard_request_received(h->guard, conn); /* its receive deadline no longer applies */
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
 		return respond_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n");
+	if (pw_auth_protects(h->auth, url)) {
+		enum MHD_Result r;
+		if (!authorized(h, conn, &r))
+			return r;
+	}
 	if (strcmp(url, "/metrics") == 0)
 		return serve_metrics(h, conn);
 	if (strcmp(url, "/status") == 0)
@@ -236,11 +336,62 @@ __attribute__((format(printf, 2, 0))) static void mhd_logger(void *cls, const ch
 
 static void http_free(struct pw_http *h)
 {
+	pw_guard_free(h->guard);
+	pw_auth_free(h->auth);
+	pw_tls_material_done(&h->tls);
 	pw_outbuf_done(&h->body);
 	pw_outbuf_done(&h->gz);
 	free(h->sample);
 	free(h->point);
 	free(h);
+}
+
+/* Say so when the open-file limit cannot hold the connection limit. Not raised here: the shipped
+ * unit's system call filter (~@resources) kills a process that calls setrlimit. */
+static void check_fd_limit(unsigned connections)
+{
+	struct rlimit rl;
+	rlim_t want = (rlim_t)connections + 64;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < want)
+		pw_log(LOG_WARNING,
+		       "http: open file limit %llu is below http-max-connections + 64 = %llu "
+		       "(raise LimitNOFILE= or ulimit -n)",
+		       (unsigned long long)rl.rlim_cur, (unsigned long long)want);
+}
+
+static bool loopback(const struct sockaddr_storage *a)
+{
+	if (a->ss_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)(const void *)a)->sin_addr.s_addr) >> 24) == 127;
+	return a->ss_family == AF_INET6 &&
+	       IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)(const void *)a)->sin6_addr);
+}
+
+/* TLS material into MHD options, the auth checker and the slowloris guard. */
+static int secure(struct pw_http *h, const struct pw_options *opts, struct MHD_OptionItem *tls,
+                  unsigned *flags, char *err, size_t n)
+{
+	if (opts->tls_cert[0]) {
+		if (pw_tls_load(opts->tls_cert, opts->tls_key, opts->tls_priorities, &h->tls, err, n) < 0)
+			return -1;
+		*flags |= MHD_USE_TLS;
+		tls[0] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, h->tls.cert};
+		tls[1] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, h->tls.key};
+		tls[2] =
+		        (struct MHD_OptionItem){MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)opts->tls_priorities};
+		tls[3] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+	}
+	h->auth = pw_auth_new(&opts->auth);
+	if (!h->auth && opts->auth.protect)
+		return snprintf(err, n, "out of memory"), -1;
+	if (h->auth && !opts->tls_cert[0] && !loopback(&opts->listen_addr))
+		pw_log(LOG_WARNING, "http: basic auth on %s without TLS sends passwords in clear text",
+		       opts->listen);
+	if (!(h->guard = pw_guard_new(opts->http_timeout_ns, opts->http_max_connections)))
+		return snprintf(err, n, "cannot start the HTTP guard thread: %s", strerror(errno)), -1;
+	check_fd_limit(opts->http_max_connections);
+	return 0;
 }
 
 struct pw_http *pw_http_start(const struct pw_options *opts, const struct pw_sampler *sampler,
@@ -257,6 +408,7 @@ struct pw_http *pw_http_start(const struct pw_options *opts, const struct pw_sam
 	h->watcher = watcher;
 	h->notifier = notifier;
 	h->mhd_log_limit.period_ns = 60 * INT64_C(1000000000);
+	h->auth_log_limit.period_ns = 60 * INT64_C(1000000000);
 	pw_outbuf_init(&h->body);
 	pw_outbuf_init(&h->gz);
 	h->sample = malloc(pw_ring_payload_size(pw_sampler_latest(sampler)));
@@ -271,14 +423,23 @@ struct pw_http *pw_http_start(const struct pw_options *opts, const struct pw_sam
 		passed_socket[0] = (struct MHD_OptionItem){MHD_OPTION_LISTEN_SOCKET, opts->listen_fd, NULL};
 	if (opts->listen_addr.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
-	/* The logger goes first so MHD routes even option errors through it. */
+	struct MHD_OptionItem tls[4] = {{MHD_OPTION_END, 0, NULL}};
+	if (secure(h, opts, tls, &flags, err, err_size) < 0) {
+		http_free(h);
+		return NULL;
+	}
+	/* The logger goes first so MHD routes even option errors through it. The memory limit bounds
+	 * a request's headers: an oversized header block gets 431, not memory. */
 	h->mhd = MHD_start_daemon(flags, 0, NULL, NULL, handle, h, MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, h,
 	                          MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&opts->listen_addr,
-	                          MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONNECTION_LIMIT,
-	                          MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)PER_IP_CONNECTION_LIMIT,
-	                          MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_TIMEOUT_S,
-	                          MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONNECTION_MEMORY_LIMIT,
-	                          MHD_OPTION_ARRAY, passed_socket, MHD_OPTION_END);
+	                          MHD_OPTION_CONNECTION_LIMIT, (unsigned)opts->http_max_connections,
+	                          MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+	                          (unsigned)opts->http_max_connections_per_ip, MHD_OPTION_CONNECTION_TIMEOUT,
+	                          (unsigned)((opts->http_timeout_ns + 999999999) / 1000000000),
+	                          MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)opts->http_max_header_bytes,
+	                          MHD_OPTION_NOTIFY_CONNECTION, pw_guard_on_connection, h->guard,
+	                          MHD_OPTION_NOTIFY_COMPLETED, pw_guard_on_completed, h->guard,
+	                          MHD_OPTION_ARRAY, passed_socket, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
 	if (!h->mhd) {
 		snprintf(err, err_size, "cannot listen on %s (address in use or not local?)", opts->listen);
 		http_free(h);

@@ -236,7 +236,7 @@ static void notify_status(const struct daemon *d)
 /* Settings a reload cannot change: named in the log when the file changed them. */
 static void log_restart_needed(const struct pw_options *old, const struct pw_options *new)
 {
-	char names[256] = "";
+	char names[512] = "";
 	size_t used = 0;
 	const struct {
 		const char *name;
@@ -250,6 +250,20 @@ static void log_restart_needed(const struct pw_options *old, const struct pw_opt
 	        {"interrupts-per-cpu", old->interrupts_per_cpu != new->interrupts_per_cpu},
 	        {"state-dir", strcmp(old->state_dir, new->state_dir) != 0},
 	        {"state-interval", old->state_interval_ns != new->state_interval_ns},
+	        {"record", strcmp(old->record, new->record) != 0},
+	        {"tls", strcmp(old->tls_cert, new->tls_cert) != 0 ||
+	                        strcmp(old->tls_key, new->tls_key) != 0 ||
+	                        strcmp(old->tls_priorities, new->tls_priorities) != 0},
+	        {"auth", memcmp(&old->auth, &new->auth, sizeof(old->auth)) != 0},
+	        {"http limits",
+	         old->http_max_connections != new->http_max_connections ||
+	                 old->http_max_connections_per_ip != new->http_max_connections_per_ip ||
+	                 old->http_timeout_ns != new->http_timeout_ns ||
+	                 old->http_max_header_bytes != new->http_max_header_bytes},
+	        {"instance", strcmp(old->instance, new->instance) != 0},
+	        {"notify timing", old->webhook_repeat_ns != new->webhook_repeat_ns ||
+	                                  old->am_resend_ns != new->am_resend_ns ||
+	                                  old->notify_queue != new->notify_queue},
 	};
 
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]) && used < sizeof(names); i++)
@@ -359,9 +373,9 @@ static int run(struct daemon *d)
 	    start_parts(&d->opts, &d->parts, err, sizeof(err)) < 0) {
 		pw_log(LOG_ERR, "%s", err);
 	} else {
-		pw_log(LOG_INFO, "listening on http://%s, sampling every %.3g s, %u CPUs, history %u samples",
-		       d->opts.listen, (double)d->opts.interval_ns / 1e9,
-		       pw_collector_cpu_cap(d->parts.collector),
+		pw_log(LOG_INFO, "listening on %s://%s, sampling every %.3g s, %u CPUs, history %u samples",
+		       d->opts.tls_cert[0] ? "https" : "http", d->opts.listen,
+		       (double)d->opts.interval_ns / 1e9, pw_collector_cpu_cap(d->parts.collector),
 		       (uint32_t)(d->opts.history_ns / d->opts.interval_ns));
 		sd_notify(0, "READY=1");
 		notify_status(d);

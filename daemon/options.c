@@ -2,9 +2,11 @@
 #define _GNU_SOURCE
 #include "options.h"
 
+#include "http_tls.h"
 #include "state_file.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <ini.h>
@@ -30,7 +32,8 @@ enum opt_kind {
 	OPT_LOG_LEVEL,
 	OPT_RECEIVER, /* repeatable: each --webhook / --alertmanager adds a receiver */
 	OPT_NAME,     /* a short non-empty text without blanks */
-	OPT_NUMBER,   /* a whole number >= 1 */
+	OPT_UINT,
+	OPT_TEXT,
 	OPT_CLI_ONLY
 };
 
@@ -81,8 +84,22 @@ static const struct opt_def opt_table[] = {
          "send still-firing alerts to webhooks again this often (default 4h)"},
         {"alertmanager-resend", OPT_DURATION, FIELD(am_resend_ns), "DUR",
          "push firing alerts to Alertmanager again this often (default 1m)"},
-        {"notify-queue", OPT_NUMBER, FIELD(notify_queue), "N",
+        {"notify-queue", OPT_UINT, FIELD(notify_queue), "N",
          "notifications kept for delivery; when full the oldest is dropped (default 1024)"},
+        /* HTTP security and limits */
+        {"tls-cert", OPT_PATH, FIELD(tls_cert), "FILE",
+         "serve HTTPS with this PEM certificate (chain); needs --tls-key"},
+        {"tls-key", OPT_PATH, FIELD(tls_key), "FILE", "the PEM private key of --tls-cert"},
+        {"tls-priorities", OPT_TEXT, FIELD(tls_priorities), "STR",
+         "GnuTLS priority string (default " PW_TLS_DEFAULT_PRIORITIES ")"},
+        {"http-max-connections", OPT_UINT, FIELD(http_max_connections), "N",
+         "open HTTP connections at most (default 512)"},
+        {"http-max-connections-per-ip", OPT_UINT, FIELD(http_max_connections_per_ip), "N",
+         "open HTTP connections per client address at most (default 32)"},
+        {"http-timeout", OPT_DURATION, FIELD(http_timeout_ns), "DUR",
+         "time a client has to send a whole request, and idle limit (default 10s)"},
+        {"http-max-header-bytes", OPT_UINT, FIELD(http_max_header_bytes), "N",
+         "memory per connection, which bounds a request's headers (default 32768)"},
         {"config", OPT_CLI_ONLY, 0, "FILE", "config file (default " PW_DEFAULT_CONFIG " if it exists)"},
         {"check-config", OPT_CLI_ONLY, 0, NULL, "validate flags and config file, then exit"},
         {"help", OPT_CLI_ONLY, 0, NULL, "show this help and exit"},
@@ -110,6 +127,11 @@ static void defaults(struct pw_options *o)
 	o->webhook_repeat_ns = 4 * 3600 * NS_PER_S;
 	o->am_resend_ns = 60 * NS_PER_S;
 	o->notify_queue = 1024;
+	snprintf(o->tls_priorities, sizeof(o->tls_priorities), "%s", PW_TLS_DEFAULT_PRIORITIES);
+	o->http_max_connections = 512;
+	o->http_max_connections_per_ip = 32;
+	o->http_timeout_ns = 10 * NS_PER_S;
+	o->http_max_header_bytes = 32 * 1024;
 	pw_detector_config_defaults(&o->detector, o->alert_for_ns, o->interval_ns);
 }
 
@@ -217,6 +239,18 @@ static int parse_log_level(const char *value, int *ret)
 	return -EINVAL;
 }
 
+static int parse_uint(const char *value, uint32_t *ret)
+{
+	char *end;
+
+	errno = 0;
+	unsigned long long v = strtoull(value, &end, 10);
+	if (!isdigit((unsigned char)value[0]) || *end || errno || v > UINT32_MAX)
+		return -EINVAL;
+	*ret = (uint32_t)v;
+	return 0;
+}
+
 /* Set one option from its text form; on error writes the reason into why. */
 static int apply(struct pw_options *o, const struct opt_def *def, const char *value, char *why, size_t n)
 {
@@ -262,15 +296,15 @@ static int apply(struct pw_options *o, const struct opt_def *def, const char *va
 			       -EINVAL;
 		snprintf(field, sizeof(o->instance), "%s", value);
 		return 0;
-	case OPT_NUMBER: {
-		char *end;
-		errno = 0;
-		unsigned long v = strtoul(value, &end, 10);
-		if (end == value || *end || errno || *value == '-' || v < 1 || v > 1000000)
-			return snprintf(why, n, "invalid count '%s' (want 1 to 1000000)", value), -EINVAL;
-		*(uint32_t *)(void *)field = (uint32_t)v;
+	case OPT_UINT:
+		if (parse_uint(value, (uint32_t *)(void *)field) < 0)
+			return snprintf(why, n, "invalid number '%s' (want a whole number)", value), -EINVAL;
 		return 0;
-	}
+	case OPT_TEXT:
+		if (!*value || strlen(value) >= sizeof(o->tls_priorities))
+			return snprintf(why, n, "invalid value '%s' (empty or too long)", value), -EINVAL;
+		snprintf(field, sizeof(o->tls_priorities), "%s", value);
+		return 0;
 	case OPT_CLI_ONLY:
 		break;
 	}
@@ -363,9 +397,13 @@ static int on_ini_entry(void *user, const char *section, const char *name, const
 		if (pw_receivers_apply_key(&st->opts->receivers, section + 9, st->section_line, name, value,
 		                           why, sizeof(why)) == 0)
 			return 1;
+	} else if (strcmp(section, "auth") == 0) {
+		if (pw_auth_config_set(&st->opts->auth, name, value, why, sizeof(why)) == 0)
+			return 1;
 	} else if (*section && strcmp(section, "perfwatchd") != 0)
 		snprintf(why, sizeof(why),
-		         "unknown section [%s] (want [perfwatchd], [rule.NAME] or [receiver.NAME])", section);
+		         "unknown section [%s] (want [perfwatchd], [rule.NAME], [receiver.NAME] or [auth])",
+		         section);
 	else if (!def || def->kind == OPT_CLI_ONLY)
 		snprintf(why, sizeof(why), "unknown key '%s'", name);
 	else if (apply(st->opts, def, value, why, sizeof(why)) == 0)
@@ -408,7 +446,7 @@ static void print_help(const char *prog)
 		char flag[64];
 		snprintf(flag, sizeof(flag), "--%s%s%s", opt_table[i].name, opt_table[i].arg ? " " : "",
 		         opt_table[i].arg ? opt_table[i].arg : "");
-		printf("  %-28s %s\n", flag, opt_table[i].help);
+		printf("  %-32s %s\n", flag, opt_table[i].help);
 	}
 	printf("\nEvery option but config, check-config, replay, json, help and version can be set in the\n"
 	       "config file as 'name = value' (optionally under [perfwatchd]); flags override the file.\n"
@@ -416,7 +454,9 @@ static void print_help(const char *prog)
 	       "InterruptRateDrop, MemorySwapping, IoWaitHigh, SystemTimeHigh, StealHigh) with the keys\n"
 	       "enabled, for, resolve, threshold, critical and sigmas; see docs/detection.md.\n"
 	       "Alert receivers are [receiver.NAME] sections (type = webhook or alertmanager, url, ...);\n"
-	       "see docs/alerting.md.\n");
+	       "see docs/alerting.md.\n"
+	       "Basic auth: an [auth] section with 'user.NAME = BCRYPT-HASH' lines and\n"
+	       "'protect = /metrics /status /alerts' (nothing is protected by default).\n");
 }
 
 static void build_longopts(struct option *longopts)
@@ -490,6 +530,34 @@ static int apply_cli(struct pw_options *o, int argc, char **argv, const struct o
 	return 0;
 }
 
+/* The HTTP server's limits, TLS files (read and checked here, so --check-config reports them) and
+ * [auth] section. */
+static int validate_http(const struct pw_options *o, char *err, size_t n)
+{
+	struct pw_tls_material tls;
+
+	if (o->http_max_connections < 1 || o->http_max_connections > 65536)
+		return snprintf(err, n, "http-max-connections: must be between 1 and 65536"), -EINVAL;
+	if (o->http_max_connections_per_ip < 1 || o->http_max_connections_per_ip > o->http_max_connections)
+		return snprintf(err, n,
+		                "http-max-connections-per-ip: must be between 1 and http-max-connections"),
+		       -EINVAL;
+	if (o->http_timeout_ns < NS_PER_S || o->http_timeout_ns > 3600 * NS_PER_S)
+		return snprintf(err, n, "http-timeout: must be between 1s and 1h"), -EINVAL;
+	if (o->http_max_header_bytes < 4096 || o->http_max_header_bytes > 16 * 1024 * 1024)
+		return snprintf(err, n, "http-max-header-bytes: must be between 4096 and 16777216"), -EINVAL;
+	if (!o->tls_cert[0] != !o->tls_key[0])
+		return snprintf(err, n, "%s: TLS needs both --tls-cert and --tls-key",
+		                o->tls_cert[0] ? "tls-key" : "tls-cert"),
+		       -EINVAL;
+	if (o->tls_cert[0]) {
+		if (pw_tls_load(o->tls_cert, o->tls_key, o->tls_priorities, &tls, err, n) < 0)
+			return -EINVAL;
+		pw_tls_material_done(&tls);
+	}
+	return pw_auth_config_check(&o->auth, err, n);
+}
+
 static int validate(const struct pw_options *o, char *err, size_t n)
 {
 	char path[1100], why[1100];
@@ -518,7 +586,9 @@ static int validate(const struct pw_options *o, char *err, size_t n)
 		return snprintf(err, n, "%s", why), -EINVAL;
 	if (o->webhook_repeat_ns < NS_PER_S || o->am_resend_ns < NS_PER_S)
 		return snprintf(err, n, "webhook-repeat-interval, alertmanager-resend: at least 1s"), -EINVAL;
-	return 0;
+	if (o->notify_queue < 1 || o->notify_queue > 1000000)
+		return snprintf(err, n, "notify-queue: want 1 to 1000000"), -EINVAL;
+	return validate_http(o, err, n);
 }
 
 int pw_options_load(struct pw_options *o, int argc, char **argv, char *err, size_t n)

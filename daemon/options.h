@@ -4,6 +4,7 @@
 #define PW_OPTIONS_H
 
 #include "detector.h"
+#include "http_auth.h"
 #include "receiver.h"
 
 #include <netinet/in.h>
@@ -43,6 +44,15 @@ struct pw_options {
 	int64_t webhook_repeat_ns;     /* still-firing alerts go to webhooks again this often */
 	int64_t am_resend_ns;          /* and to Alertmanagers this often */
 	uint32_t notify_queue;         /* notifications held for delivery before the oldest is dropped */
+	/* HTTP security and limits */
+	char tls_cert[1024];      /* PEM certificate chain; empty: plain HTTP */
+	char tls_key[1024];       /* PEM private key for it */
+	char tls_priorities[256]; /* GnuTLS priority string */
+	uint32_t http_max_connections;
+	uint32_t http_max_connections_per_ip;
+	int64_t http_timeout_ns;        /* to receive a request whole, and idle time */
+	uint32_t http_max_header_bytes; /* per-connection memory, bounds the request headers */
+	struct pw_auth_config auth;     /* [auth] section */
 };
 
 /* Load defaults, then the config file, then the command line over it. On a bad flag, value or

@@ -135,3 +135,20 @@ pw_wait_samples() {
 	_pw_enough() { local n; n=$(pw_metric perfwatch_samples_total); [ "${n:-0}" -ge "$want" ]; }
 	pw_wait_for 20 "$want samples" _pw_enough
 }
+
+# pw_make_pki DIR: a throwaway CA (DIR/ca.crt) and a server certificate for 127.0.0.1 signed by it
+# (DIR/server.crt, DIR/server.key), plus an unrelated key (DIR/other.key); EC P-256, 2 days.
+pw_make_pki() {
+	command -v openssl >/dev/null || pw_skip "openssl is not installed"
+	mkdir -p "$1"
+	(
+		cd "$1"
+		local ec=(-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes)
+		openssl req -x509 "${ec[@]}" -keyout ca.key -out ca.crt -days 2 -subj /CN=perfwatch-test-ca
+		openssl req "${ec[@]}" -keyout server.key -out server.csr -subj /CN=127.0.0.1
+		printf 'subjectAltName=IP:127.0.0.1\n' >san
+		openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out server.crt \
+			-days 2 -extfile san
+		openssl genpkey -algorithm ec -pkeyopt ec_paramgen_curve:P-256 -out other.key
+	) >/dev/null 2>&1 || pw_fail "openssl could not make the test certificates"
+}

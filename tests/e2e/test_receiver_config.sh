@@ -59,5 +59,5 @@ expect_bad 2 'invalid receiver name'
 out=$("$PERFWATCHD" --config /dev/null --check-config --alertmanager localhost:9093 2>&1) && pw_fail "bad URL accepted"
 grep -q -- '--alertmanager: invalid url' <<<"$out" || pw_fail "$out"
 out=$("$PERFWATCHD" --config /dev/null --check-config --notify-queue 0 2>&1) && pw_fail "queue 0 accepted"
-grep -q -- '--notify-queue: invalid count' <<<"$out" || pw_fail "$out"
+grep -q -- 'notify-queue: want 1 to 1000000' <<<"$out" || pw_fail "$out"
 echo PASS

@@ -1,0 +1,70 @@
+/* http_auth.h — HTTP basic auth for chosen endpoints, with bcrypt password hashes checked by
+ * crypt(3) (the scheme of node_exporter's web config). Configured in the [auth] section:
+ *
+ *   [auth]
+ *   user.prometheus = $2y$10$...      (bcrypt only: $2a$, $2b$ or $2y$, cost 4..PW_AUTH_MAX_COST)
+ *   protect = /metrics /status /alerts
+ *
+ * Nothing is protected unless `protect` names it. A bcrypt check costs tens of milliseconds on
+ * the one HTTP thread, so verified credentials are cached, a repeated wrong password is
+ * remembered, and the bcrypt work that failed or unknown credentials can cause is rationed per
+ * client address and in total (see pw_auth_check). */
+#ifndef PW_HTTP_AUTH_H
+#define PW_HTTP_AUTH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#define PW_AUTH_MAX_USERS 16
+#define PW_AUTH_USER_MAX 64
+#define PW_AUTH_HASH_LEN 60 /* every bcrypt hash: $2b$NN$ + 22 salt + 31 digest characters */
+/* Cost 12 takes ~250 ms here; more would let one request stall every other client for seconds. */
+#define PW_AUTH_MAX_COST 12
+
+struct pw_auth_user {
+	char name[PW_AUTH_USER_MAX];
+	char hash[PW_AUTH_HASH_LEN + 1];
+};
+
+struct pw_auth_config {
+	unsigned n_users;
+	struct pw_auth_user users[PW_AUTH_MAX_USERS];
+	uint32_t protect; /* bit per endpoint (pw_auth_endpoint) */
+};
+
+/* One key of the [auth] section: "user.NAME" or "protect". Returns 0, or -EINVAL with the reason in
+ * why (a hash that is not bcrypt, a cost over the cap, an unknown endpoint, too many users). */
+int pw_auth_config_set(struct pw_auth_config *cfg, const char *key, const char *value, char *why, size_t n);
+
+/* The whole section makes sense (protected endpoints need a user). Returns 0 or -EINVAL. */
+int pw_auth_config_check(const struct pw_auth_config *cfg, char *why, size_t n);
+
+/* The endpoint bit of a request path, 0 for a path that is no endpoint (a 404 needs no password). */
+uint32_t pw_auth_endpoint(const char *path);
+
+struct pw_auth;
+
+/* Copy cfg into a new checker; NULL when nothing is protected or out of memory (errno says which:
+ * 0 or ENOMEM). Single-threaded: use it from the HTTP thread only. */
+struct pw_auth *pw_auth_new(const struct pw_auth_config *cfg);
+void pw_auth_free(struct pw_auth *auth);
+
+/* Does the request for path need credentials? */
+bool pw_auth_protects(const struct pw_auth *auth, const char *path);
+
+enum pw_auth_result {
+	PW_AUTH_OK,        /* user and password match */
+	PW_AUTH_DENIED,    /* missing, unknown or wrong: answer 401 */
+	PW_AUTH_THROTTLED, /* too many recent failures from this client, or bcrypt budget spent: 429 */
+};
+
+/* Check user/password (either may be NULL: no or malformed Authorization header) from client at
+ * now_ns (monotonic). Cached successes and remembered failures cost no bcrypt. A bcrypt check
+ * needs a failure token of the client's address (5, refilled one per 12 s) and the global budget
+ * (bcrypt's CPU time may be a quarter of the time elapsed, and 0.5 s at once). */
+enum pw_auth_result pw_auth_check(struct pw_auth *auth, const char *user, const char *password,
+                                  const struct sockaddr *client, int64_t now_ns);
+
+#endif
