@@ -59,6 +59,11 @@ wait_got() {
 receivers_listed() {
 	pw_get metrics | sed -n 's/^perfwatch_notification_queue_length{receiver="\([^"]*\)".*/\1/p' | sort | paste -sd,
 }
+# listed_is LIST: until /metrics shows those receivers (the notifier publishes after it applied a reload).
+listed_is() {
+	_listed() { [ "$(receivers_listed)" = "$1" ]; }
+	pw_wait_for 10 "receivers $1 in /metrics" _listed "$1" || pw_fail "receivers listed: $(receivers_listed), want $1"
+}
 queue_empty() {
 	[ "$(pw_get metrics | awk '/^perfwatch_notification_queue_length\{/ { n += $2 } END { print n + 0 }')" = 0 ]
 }
@@ -75,12 +80,12 @@ state_items() { jq -c "[.notifications[] | select(.receiver == \"$1\")] | length
 write_conf a
 incident 1 held
 pw_start perfwatchd --config "$conf" --state-dir "$state" "${PW_SCENARIO_FLAGS[@]}" --instance db1
-[ "$(receivers_listed)" = a ] || pw_fail "receivers at start: $(receivers_listed)"
+listed_is a
 
 # --- 1. a + b ------------------------------------------------------------------------------------
 write_conf a b
 reload 2 1
-[ "$(receivers_listed)" = a,b ] || pw_fail "receivers after adding b: $(receivers_listed)"
+listed_is a,b
 kill -USR1 "$driver_pid"
 for name in a b; do
 	wait_got "$name" firing 1
@@ -114,14 +119,15 @@ pw_wait_for 10 "the rejection line" rejected || pw_fail "no rejection line: $(gr
 [ "$(grep -c 'reload rejected' "$log")" = 1 ] || pw_fail "more than one line for a rejected reload"
 [ "$(grep -c 'receivers configured' "$log")" = 1 ] || pw_fail "the notifier was reconfigured by a rejected reload"
 [ "$(receivers_listed)" = a,b ] || pw_fail "receivers after a rejected reload: $(receivers_listed)"
-# The incident, and a valid reload that keeps a and b as they are while b takes 3 s to answer the
+# The incident, and a valid reload that keeps a and b as they are while b takes 5 s to answer the
 # firing message: the transfer in flight finishes (it is not sent again).
-receiver_mode '{"mode": "ok", "paths": {"/b": {"mode": "slow", "delay": 3}}}'
+receiver_mode '{"mode": "ok", "paths": {"/b": {"mode": "slow", "delay": 5}}}'
 incident 2
 _b_slow() { [ "$(rx_count attempts '.path == "/b" and .mode == "slow"')" -ge 1 ]; }
 pw_wait_for 20 "b's firing message in flight" _b_slow || pw_fail "b was never tried"
 write_conf a b
 reload 2 2
+reloaded_at=$(date +%s.%N)
 receiver_mode '{"mode": "ok"}'
 for name in a b; do
 	wait_got "$name" firing 2
@@ -132,6 +138,9 @@ for name in a b; do
 	[ "$(got "$name" firing)/$(got "$name" resolved)" = 2/2 ] || pw_fail "/$name: $(got "$name" firing)/$(got "$name" resolved)"
 done
 [ "$(rx_count attempts '.path == "/b"')" = 4 ] || pw_fail "b was tried $(rx_count attempts '.path == "/b"') times, want 4"
+# (and the reload did come while that message was in flight: b took it after the reload)
+jq -se --argjson t "$reloaded_at" '[.[] | select(.path == "/b" and .body.status == "firing")][1].time > $t' \
+	"$PW_WORK/rx.log.jsonl" >/dev/null || pw_fail "b's second firing message arrived before the reload"
 [ "$(rx_count attempts '.path == "/wrong"')" = 0 ] || pw_fail "a rejected reload moved a receiver to /wrong"
 echo "2. rejected reload: logged once, a and b still deliver; a reload kept b's transfer in flight"
 
@@ -151,7 +160,7 @@ grep -qF "notifier: firing notification of CpuFrequencyLow for receiver a droppe
 receiver_mode '{"mode": "ok"}'
 _a_unsaved() { [ "$(state_items a)" = 0 ]; }
 pw_wait_for 10 "a's message out of the state file" _a_unsaved || pw_fail "state file: $(cat "$state/notifications")"
-[ "$(receivers_listed)" = b ] || pw_fail "receivers after removing a: $(receivers_listed)"
+listed_is b
 sent=$(pw_metric 'perfwatch_notifications_sent_total{receiver="b",type="webhook"}')
 [ "${sent:-0}" -ge "$b_sent" ] || pw_fail "b's counters were reset: sent $sent, was $b_sent"
 wait_got b resolved 3
