@@ -39,7 +39,23 @@ static int rx_setup(struct pw_notifier *n, struct rx *r, const struct pw_receive
 	snprintf(r->stats.name, sizeof(r->stats.name), "%s", cfg->name);
 	r->stats.type = pw_receiver_type_str(cfg->type);
 	r->complain.period_ns = COMPLAIN_PERIOD_NS;
-	return (r->headers = pw_send_headers(cfg)) ? 0 : -ENOMEM;
+	r->headers = pw_send_headers(cfg);
+	r->reply = calloc(1, sizeof(*r->reply));
+	return r->headers && r->reply ? 0 : -ENOMEM;
+}
+
+/* Whether a reload left a receiver's settings as they were (its line in the file aside). */
+static bool same_settings(const struct pw_receiver *a, const struct pw_receiver *b)
+{
+	if (a->type != b->type || a->nheaders != b->nheaders || a->tls_insecure != b->tls_insecure ||
+	    a->repeat_ns != b->repeat_ns || a->timeout_ns != b->timeout_ns || strcmp(a->url, b->url) != 0 ||
+	    strcmp(a->bearer_token, b->bearer_token) != 0 || strcmp(a->basic_user, b->basic_user) != 0 ||
+	    strcmp(a->basic_password, b->basic_password) != 0 || strcmp(a->ca_file, b->ca_file) != 0)
+		return false;
+	for (uint32_t i = 0; i < a->nheaders; i++)
+		if (strcmp(a->headers[i], b->headers[i]) != 0)
+			return false;
+	return true;
 }
 
 static int rx_find(const struct pw_notifier *n, const char *name)
@@ -62,12 +78,33 @@ void pw_nf_abort(struct pw_notifier *n, struct rx *r)
 	r->item = NULL;
 }
 
+/* Release what rx_setup made, aborting a transfer in flight. */
+static void rx_done(struct pw_notifier *n, struct rx *r)
+{
+	pw_nf_abort(n, r);
+	curl_slist_free_all(r->headers);
+	free(r->reply);
+	r->headers = NULL;
+	r->reply = NULL;
+}
+
+/* A receiver a reload keeps unchanged moves whole to its new place: its transfer in flight (which
+ * aborting would send twice), backoff, counters and repeat times. The old place is left empty. */
+static void rx_move(struct pw_notifier *n, struct rx *to, struct rx *from)
+{
+	struct pw_receiver cfg = to->cfg;
+
+	rx_done(n, to);
+	*to = *from;
+	to->cfg = cfg; /* the same settings, but its section may have moved in the file */
+	to->source.receiver = to->cfg.name;
+	memset(from, 0, sizeof(*from));
+}
+
 static void rx_free_all(struct pw_notifier *n)
 {
-	for (uint32_t i = 0; i < n->nrx; i++) {
-		pw_nf_abort(n, &n->rx[i]);
-		curl_slist_free_all(n->rx[i].headers);
-	}
+	for (uint32_t i = 0; i < n->nrx; i++)
+		rx_done(n, &n->rx[i]);
 	free(n->rx);
 	n->rx = NULL;
 	n->nrx = 0;
@@ -90,7 +127,8 @@ void pw_nf_map_items(struct pw_notifier *n, const char *why)
 	}
 }
 
-/* Install receivers (at start and on reconfigure): counters and repeat times follow the name. */
+/* Install receivers (at start and on reconfigure): counters and repeat times follow the name; a
+ * receiver whose settings did not change also keeps its transfer in flight and its backoff. */
 static int set_receivers(struct pw_notifier *n, const struct pw_receivers *rs)
 {
 	struct rx *fresh = calloc(rs->n ? rs->n : 1, sizeof(*fresh));
@@ -100,12 +138,17 @@ static int set_receivers(struct pw_notifier *n, const struct pw_receivers *rs)
 	for (uint32_t i = 0; i < rs->n; i++) {
 		if (rx_setup(n, &fresh[i], &rs->list[i]) < 0) {
 			for (uint32_t j = 0; j <= i; j++)
-				curl_slist_free_all(fresh[j].headers);
+				rx_done(n, &fresh[j]);
 			free(fresh);
 			return -ENOMEM;
 		}
+	}
+	/* Only now, when nothing can fail any more, may the old receivers give up what they hold. */
+	for (uint32_t i = 0; i < rs->n; i++) {
 		int old = rx_find(n, rs->list[i].name);
-		if (old >= 0 && n->rx[old].cfg.type == rs->list[i].type) {
+		if (old >= 0 && same_settings(&n->rx[old].cfg, &rs->list[i])) {
+			rx_move(n, &fresh[i], &n->rx[old]);
+		} else if (old >= 0 && n->rx[old].cfg.type == rs->list[i].type) {
 			struct pw_notify_receiver_stats *st = &fresh[i].stats;
 			char name[PW_NOTIFY_NAME_MAX];
 			memcpy(name, st->name, sizeof(name));

@@ -36,9 +36,10 @@ int pw_notifier_start(struct pw_notifier *notifier);
  * Never waits on the network: it copies into an inbox under a lock that is held only for copies. */
 void pw_notifier_submit(struct pw_notifier *notifier, const struct pw_alert_event *events, size_t count);
 
-/* Any thread (a reload): replace the receivers. Those kept by name keep their queue and counters;
- * queued notifications of removed receivers are dropped (logged). Applied by the notifier's thread
- * at its next wake-up. Returns 0 or -ENOMEM. */
+/* Any thread (a reload): replace the receivers. Those kept by name keep their queue and counters,
+ * and with unchanged settings their transfer in flight and backoff; queued notifications of removed
+ * receivers are dropped (logged). Applied by the notifier's thread at its next wake-up. Returns 0 or
+ * -ENOMEM. */
 int pw_notifier_reconfigure(struct pw_notifier *notifier, const struct pw_receivers *receivers);
 
 /* Any thread: a copy of the delivery counters. */

@@ -37,7 +37,7 @@ struct rx {
 	struct curl_slist *headers;
 	CURL *easy;                           /* the transfer in flight, or NULL */
 	struct pw_nq_item *item;              /* what it sends */
-	struct pw_send_reply reply;           /* its error text and answer */
+	struct pw_send_reply *reply;          /* its error text and answer (heap: a reload moves it) */
 	int64_t next_try_ns;                  /* monotonic: no attempt before */
 	int64_t backoff_ns;                   /* 0 after a success */
 	int64_t last_sent_ns[PW_ALERT_COUNT]; /* monotonic: last firing, repeat or push enqueued */

@@ -18,14 +18,13 @@ void pw_nf_start_transfers(struct pw_notifier *n, int64_t now)
 		struct pw_nq_item *it;
 		if (r->easy || now < r->next_try_ns || !(it = pw_nq_first_for(&n->queue, (int)i)))
 			continue;
-		r->easy = pw_send_new(&r->cfg, r->url, r->headers, it->body, &r->reply);
+		r->easy = pw_send_new(&r->cfg, r->url, r->headers, it->body, r->reply);
 		if (!r->easy || curl_multi_add_handle(n->multi, r->easy) != CURLM_OK) {
 			curl_easy_cleanup(r->easy); /* accepts NULL */
 			r->easy = NULL;
 			r->next_try_ns = now + BACKOFF_MIN_NS;
 			continue;
 		}
-		curl_easy_setopt(r->easy, CURLOPT_PRIVATE, (void *)r);
 		it->in_flight = true;
 		r->item = it;
 		if (it->attempts > 0)
@@ -49,10 +48,10 @@ static int64_t backoff(struct pw_notifier *n, struct rx *r)
 static void describe(const struct rx *r, CURLcode code, long status, char *buf, size_t size)
 {
 	if (code != CURLE_OK)
-		snprintf(buf, size, "%s", r->reply.error[0] ? r->reply.error : curl_easy_strerror(code));
+		snprintf(buf, size, "%s", r->reply->error[0] ? r->reply->error : curl_easy_strerror(code));
 	else
-		snprintf(buf, size, "HTTP %ld%s%.100s", status, r->reply.answer_len ? ": " : "",
-		         r->reply.answer);
+		snprintf(buf, size, "HTTP %ld%s%.100s", status, r->reply->answer_len ? ": " : "",
+		         r->reply->answer);
 	buf[strcspn(buf, "\r\n")] = '\0';
 }
 
@@ -108,16 +107,24 @@ static void finish(struct pw_notifier *n, struct rx *r, CURLcode code)
 		       r->cfg.name, what, (double)delay / 1e9, suppressed);
 }
 
+/* The receiver whose transfer this is (looked up, not stored in the handle: a reload moves a kept
+ * receiver, its transfer in flight included, to a new struct). */
+static struct rx *rx_of(struct pw_notifier *n, const CURL *easy)
+{
+	for (uint32_t i = 0; i < n->nrx; i++)
+		if (n->rx[i].easy == easy)
+			return &n->rx[i];
+	return NULL;
+}
+
 void pw_nf_collect_finished(struct pw_notifier *n)
 {
 	CURLMsg *msg;
 	int left;
 
 	while ((msg = curl_multi_info_read(n->multi, &left))) {
-		struct rx *r = NULL;
-		if (msg->msg != CURLMSG_DONE)
-			continue;
-		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&r);
-		finish(n, r, msg->data.result);
+		struct rx *r;
+		if (msg->msg == CURLMSG_DONE && (r = rx_of(n, msg->easy_handle)))
+			finish(n, r, msg->data.result);
 	}
 }

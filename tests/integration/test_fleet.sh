@@ -1,25 +1,26 @@
 #!/usr/bin/env bash
 # The fleet: three perfwatchd on three live fixture trees, one real Prometheus scraping them all with
 # contrib/prometheus's rules and alerting to one real Alertmanager, whose only route is a webhook
-# receiver that records what it gets. An incident (incident2_ondemand: busy CPUs held at 76-97% of
-# their maximum frequency) is played on ONE host; the test follows it through every stage:
+# receiver that records what it gets; every perfwatchd also pushes its own alerts to that
+# Alertmanager (--alertmanager, --instance NAME). An incident (incident2_ondemand: busy CPUs held at
+# 76-97% of their maximum frequency) is played on ONE host; the test follows it through every stage
+# of both pathways:
 #
 #   perfwatchd     perfwatch_alerts{alertname="CpuFrequencyLow",alertstate="firing"} for that host
 #   Prometheus     the scraped series, and the forwarded alert in ALERTS, for that instance only
-#   Alertmanager   /api/v2/alerts, and /api/v2/alerts/groups grouped by alertname + instance
-#   receiver       a POST with status "firing" for the group, then one with status "resolved"
+#   Alertmanager   /api/v2/alerts, and /api/v2/alerts/groups grouped by alertname + instance: the
+#                  forwarded alert (instance = the target, external label via="prometheus") and the
+#                  pushed one (labels alertname, instance = the host's --instance name, severity;
+#                  generatorURL the host's /alerts), each the sick host's only
+#   receiver       per pathway, a POST with status "firing" for its group, then one "resolved"
 #
-# and then the recovery: the alert disappears at every stage. The two other hosts (the same load at
-# full speed under the performance governor, and a quiet swapping-prone box) never fire anything.
+# and then the recovery: the alert disappears at every stage (the push with endsAt = the resolve
+# time). The two other hosts (the same load at full speed under the performance governor, and a
+# quiet swapping-prone box) never fire or push anything.
 #
-# Timing: perfwatchd at 1 s with a 6 s warmup and a 3 s pending time; Prometheus scrapes and
-# evaluates every second; Alertmanager groups for 1 s. About 55 s in all; every wait is a poll with
-# a deadline well past what a loaded 2-CPU machine needs.
-#
-# A second pathway (perfwatchd pushing to Alertmanager itself, `--alertmanager URL`) needs only: the
-# flag on the sick host's start_perfwatchd line, and the am_* / receiver_* checks below called once
-# more with a filter that selects its alerts (Prometheus' alerts carry the external label
-# via="prometheus"; the direct ones do not).
+# Timing: perfwatchd at 1 s with a 6 s warmup and a 3 s pending time, re-pushing every 2 s;
+# Prometheus scrapes and evaluates every second; Alertmanager groups for 1 s. About 55 s in all;
+# every wait is a poll with a deadline well past what a loaded 2-CPU machine needs.
 source "$(dirname "$0")/../e2e/lib.sh"
 source "$(dirname "$0")/servers.sh"
 
@@ -28,7 +29,7 @@ here="$PW_TESTS/scenarios"
 contrib="$(cd "$PW_TESTS/../contrib/prometheus" && pwd)"
 
 baseline=10 incident=25
-daemon_args=(--interval 1s --baseline-warmup 6s --alert-for 3s)
+daemon_args=(--interval 1s --baseline-warmup 6s --alert-for 3s --alertmanager-resend 2s)
 # NAME SPEC PARAMS: the recovery (and the calm hosts' phases) outlast the test, so no tree ever
 # stands still (a frozen tree looks like every rate falling to zero).
 hosts=(sick calm-performance calm-swap)
@@ -106,7 +107,8 @@ done
 for h in "${hosts[@]}"; do
 	pw_wait_for 30 "$h's first tree" grep -qs '"phase"' "$PW_WORK/$h.events" ||
 		pw_fail "$h: $(cat "$PW_WORK/$h.driver.err")"
-	start_perfwatchd "$h" "${port[$h]}" --procfs "$PW_WORK/$h/proc" --sysfs "$PW_WORK/$h/sys" "${daemon_args[@]}"
+	start_perfwatchd "$h" "${port[$h]}" --procfs "$PW_WORK/$h/proc" --sysfs "$PW_WORK/$h/sys" "${daemon_args[@]}" \
+		--alertmanager "$am" --instance "$h"
 done
 t_start=$(date +%s)
 
@@ -142,34 +144,49 @@ prom_alerts_firing() {
 	[ "$(jq -c '[.[].metric | {alertname, instance, severity}]' <<<"$r")" = \
 		"[{\"alertname\":\"CpuFrequencyLow\",\"instance\":\"$sick\",\"severity\":\"warning\"}]" ] && mark ALERTS
 }
+# The two pathways into Alertmanager, PATH = prom (forwarded by Prometheus, which adds the external
+# label via="prometheus"; instance is the scrape target) or direct (pushed by perfwatchd: exactly the
+# labels alertname, instance = its --instance name, severity; no via, no job). Each check below
+# takes PATH and marks the stage as "PATH:stage".
+declare -A am_filter=([prom]='via="prometheus"' [direct]='via!="prometheus"')
+declare -A sick_instance=([prom]=$sick [direct]=sick)
+# jq: whether an alert's labels are the ones PATH gives it.
+declare -A path_labels=(
+	[prom]='.labels.via == "prometheus" and .labels.job == "perfwatch"'
+	[direct]='(.labels | keys) == ["alertname", "instance", "severity"]'
+)
 # am_alerts FILTER: Alertmanager's active alerts matching FILTER (a label matcher).
 am_alerts() { am_get "$am" "/api/v2/alerts?filter=$(jq -rn --arg f "$1" '$f | @uri')"; }
-# am_firing FILTER: exactly one active alert, CpuFrequencyLow of the sick instance with its severity.
+# am_firing PATH: exactly one active alert of PATH, CpuFrequencyLow of the sick host with its
+# severity and PATH's labels (and, pushed, the sick host's /alerts as generatorURL).
 am_firing() {
 	local r
-	r=$(am_alerts "$1") || return 1
-	[ "$(jq -c '[.[] | {n: .labels.alertname, i: .labels.instance, s: .labels.severity, st: .status.state}]' <<<"$r" 2>/dev/null)" = \
-		"[{\"n\":\"CpuFrequencyLow\",\"i\":\"$sick\",\"s\":\"warning\",\"st\":\"active\"}]" ] && mark am_alerts
+	r=$(am_alerts "${am_filter[$1]}") || return 1
+	[ "$(jq -c "[.[] | {n: .labels.alertname, i: .labels.instance, s: .labels.severity, st: .status.state,
+		l: (${path_labels[$1]})}]" <<<"$r" 2>/dev/null)" = \
+		"[{\"n\":\"CpuFrequencyLow\",\"i\":\"${sick_instance[$1]}\",\"s\":\"warning\",\"st\":\"active\",\"l\":true}]" ] || return 1
+	[ "$1" = prom ] || [ "$(jq -r '.[0].generatorURL' <<<"$r")" = "http://$sick/alerts" ] || return 1
+	mark "$1:am_alerts"
 }
-# am_grouped FILTER: one group, labelled {alertname, instance}, holding that alert.
+# am_grouped PATH: one group, labelled {alertname, instance}, holding that alert.
 am_grouped() {
 	local r
-	r=$(am_get "$am" "/api/v2/alerts/groups?filter=$(jq -rn --arg f "$1" '$f | @uri')") || return 1
+	r=$(am_get "$am" "/api/v2/alerts/groups?filter=$(jq -rn --arg f "${am_filter[$1]}" '$f | @uri')") || return 1
 	[ "$(jq -c '[.[] | select(.alerts | length > 0) | {labels, n: (.alerts | length)}]' <<<"$r" 2>/dev/null)" = \
-		"[{\"labels\":{\"alertname\":\"CpuFrequencyLow\",\"instance\":\"$sick\"},\"n\":1}]" ] && mark am_groups
+		"[{\"labels\":{\"alertname\":\"CpuFrequencyLow\",\"instance\":\"${sick_instance[$1]}\"},\"n\":1}]" ] &&
+		mark "$1:am_groups"
 }
-# receiver_got STATUS FILTER_LABEL: a notification with STATUS for the group {CpuFrequencyLow, sick}
-# whose alerts all carry FILTER_LABEL (key=value) and have STATUS.
+# receiver_got STATUS PATH: a notification with STATUS for PATH's group {CpuFrequencyLow, sick}
+# whose alerts all have PATH's labels and STATUS.
 receiver_got() {
-	local status=$1 key=${2%%=*} value=${2#*=}
-	jq -e -s --arg st "$status" --arg i "$sick" --arg k "$key" --arg v "$value" '
-		any(.[].body; .status == $st
-			and .groupLabels == {alertname: "CpuFrequencyLow", instance: $i}
+	jq -e -s --arg st "$1" --arg i "${sick_instance[$2]}" "
+		any(.[].body; .status == \$st
+			and .groupLabels == {alertname: \"CpuFrequencyLow\", instance: \$i}
 			and (.alerts | length > 0)
-			and all(.alerts[]; .status == $st and .labels[$k] == $v))' "$received" >/dev/null 2>&1 &&
-		mark "receiver_$status"
+			and all(.alerts[]; .status == \$st and ${path_labels[$2]}))" "$received" >/dev/null 2>&1 &&
+		mark "$2:receiver_$1"
 }
-am_empty() { [ "$(am_alerts "$1" | jq 'length' 2>/dev/null)" = 0 ] && mark am_gone; }
+am_empty() { [ "$(am_alerts "${am_filter[$1]}" | jq 'length' 2>/dev/null)" = 0 ] && mark "$1:am_gone"; }
 prom_quiet() {
 	[ "$(q 'perfwatch_alerts{alertstate="firing"} or ALERTS{alertstate="firing"}')" = "[]" ] && mark prom_gone
 }
@@ -178,6 +195,7 @@ prom_quiet() {
 if [ "$(date +%s)" -lt $(($(phase_wall sick baseline) + baseline - 1)) ]; then
 	[ "$(q 'perfwatch_alerts{alertstate="firing"} or ALERTS{alertstate="firing"}')" = "[]" ] ||
 		pw_fail "alerts before the incident: $(q 'perfwatch_alerts or ALERTS')"
+	[ "$(am_alerts "${am_filter[direct]}")" = "[]" ] || pw_fail "pushed before the incident: $(am_get "$am" /api/v2/alerts)"
 fi
 
 pw_wait_for $((baseline + 60)) "the incident's onset" grep -q '"incident"' "$PW_WORK/sick.events" ||
@@ -187,8 +205,8 @@ recovery=$((onset + incident))
 echo "incident on $sick from $(date -ud "@$onset" +%T) to $(date -ud "@$recovery" +%T) UTC"
 
 # While the incident lasts, every stage shows it (each must be seen before the recovery begins).
-for check in prom_perfwatch_firing prom_alerts_firing "am_firing via=prometheus" "am_grouped via=prometheus" \
-	"receiver_got firing via=prometheus"; do
+for check in prom_perfwatch_firing prom_alerts_firing "am_firing prom" "am_grouped prom" "receiver_got firing prom" \
+	"am_firing direct" "am_grouped direct" "receiver_got firing direct"; do
 	# shellcheck disable=SC2086
 	until_epoch "$recovery" "$check" $check || {
 		echo "perfwatch_alerts: $(q 'perfwatch_alerts')" >&2
@@ -203,7 +221,7 @@ done
 pw_wait_for $((recovery - $(date +%s) + 30)) "the recovery phase" grep -q '"recovery"' "$PW_WORK/sick.events" ||
 	pw_fail "the recovery never began: $(cat "$PW_WORK/sick.driver.err")"
 onset_r=$(phase_wall sick recovery)
-for check in prom_quiet "am_empty via=prometheus" "receiver_got resolved via=prometheus"; do
+for check in prom_quiet "am_empty prom" "receiver_got resolved prom" "am_empty direct" "receiver_got resolved direct"; do
 	# shellcheck disable=SC2086
 	until_epoch $((onset_r + 60)) "$check" $check || {
 		echo "perfwatch_alerts: $(q 'perfwatch_alerts')" >&2
@@ -222,8 +240,21 @@ others=$(q "count_over_time(perfwatch_alerts{alertstate=\"firing\",alertname!=\"
 	or count_over_time(ALERTS{alertstate=\"firing\",alertname!=\"CpuFrequencyLow\"}[$window])
 	or count_over_time(ALERTS{alertstate=\"firing\",instance!=\"$sick\"}[$window])")
 [ "$others" = "[]" ] || pw_fail "unexpected alerts: $others"
-jq -e -s --arg i "$sick" 'all(.[].body.alerts[]; .labels.alertname == "CpuFrequencyLow" and .labels.instance == $i)' \
+jq -e -s --arg i "$sick" 'all(.[].body.alerts[]; .labels.alertname == "CpuFrequencyLow"
+	and (if .labels.via == "prometheus" then .labels.instance == $i else .labels.instance == "sick" end))' \
 	"$received" >/dev/null || pw_fail "the receiver got other alerts: $(cat "$received")"
+# perfwatchd's side of the push: the sick host pushed (firing, re-pushes, the resolve) and lost
+# nothing; the calm hosts never pushed.
+sick_metrics=$(curl -s "http://$sick/metrics")
+am_rx='{receiver="alertmanager1",type="alertmanager"}'
+[ "$(awk -v m="perfwatch_notifications_sent_total$am_rx" '$1 == m { print $2 }' <<<"$sick_metrics")" -ge 2 ] ||
+	pw_fail "the sick host's pushes: $(grep '^perfwatch_notifications' <<<"$sick_metrics")"
+[ "$(awk -v m="perfwatch_notifications_dropped_total$am_rx" '$1 == m { print $2 }' <<<"$sick_metrics")" = 0 ] ||
+	pw_fail "the sick host dropped pushes: $(grep '^perfwatch_notifications' <<<"$sick_metrics")"
+for h in calm-performance calm-swap; do
+	[ "$(curl -s "http://${instance[$h]}/metrics" | awk -v m="perfwatch_notifications_sent_total$am_rx" '$1 == m { print $2 }')" = 0 ] ||
+		pw_fail "$h pushed alerts: $(curl -s "http://${instance[$h]}/metrics" | grep '^perfwatch_notifications')"
+done
 # Every rule of contrib/prometheus evaluated without error on real series (no many-to-many match,
 # no bad template).
 bad_rules=$(curl -s "$prom/api/v1/rules" | jq -c '[.data.groups[].rules[] | select(.health != "ok") | {name, health, lastError}]')
@@ -239,10 +270,10 @@ jq -e -s --arg i "$sick" 'any(.[].body.alerts[]; .annotations.summary == "\($i):
 [ "$(q "min_over_time(instance:perfwatch_cpu_frequency_ratio_busy:min1m{instance=\"$sick\"}[$window]) < 0.85")" != "[]" ] ||
 	pw_fail "instance:perfwatch_cpu_frequency_ratio_busy:min1m never went below 0.85 on $sick"
 
-for stage in perfwatch_alerts ALERTS am_alerts am_groups receiver_firing; do
+for stage in perfwatch_alerts ALERTS {prom,direct}:{am_alerts,am_groups,receiver_firing}; do
 	echo "  $stage: seen ${seen_at[$stage]} s after the onset"
 done
-for stage in prom_gone am_gone receiver_resolved; do
+for stage in prom_gone {prom,direct}:{am_gone,receiver_resolved}; do
 	echo "  $stage: seen $((${seen_at[$stage]} + onset - onset_r)) s after the recovery"
 done
 echo "  notifications received: $(wc -l <"$received"), run time $(($(date +%s) - t_start)) s after the hosts started"
