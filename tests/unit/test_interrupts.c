@@ -485,7 +485,7 @@ static void check_capture(const char *id)
 	/* /proc/stat "intr" counts every line except TLB, which x86 counts inside CAL as well. The two
 	 * files were read a moment apart, so allow a few interrupts per CPU in between (seen: 0..10). */
 	buf = pw_fixture_read(pw_fixture_kernel_path(id, "proc/stat"), &len);
-	ck_assert_int_eq(pw_procstat_parse(buf, len, cpus, CPU_CAP, &st), 0);
+	ck_assert_int_eq(pw_procstat_parse(buf, len, cpus, CPU_CAP, &st, NULL), 0);
 	free(buf);
 	uint64_t tlb = named_total(&irq, "TLB");
 	if (tlb != UINT64_MAX) {
