@@ -454,9 +454,10 @@ START_TEST(test_intr_offset)
 	free(buf);
 
 	/* No intr line: the offset is len, where the per-IRQ parse finds nothing. */
-	ck_assert_int_eq(pw_procstat_parse("cpu  1 2 3 4\n", 13, cpus, CPU_CAP, &st, &off), 0);
+	const char *no_intr = "cpu  1 2 3 4\n";
+	ck_assert_int_eq(pw_procstat_parse(no_intr, 13, cpus, CPU_CAP, &st, &off), 0);
 	ck_assert_uint_eq(off, 13);
-	ck_assert_int_eq(pw_procstat_parse_irqs("cpu  1 2 3 4\n" + off, 13 - off, from_line, 1024), -EINVAL);
+	ck_assert_int_eq(pw_procstat_parse_irqs(no_intr + off, 13 - off, from_line, 1024), -EINVAL);
 	/* Left alone on failure, like *ret. */
 	off = 7;
 	ck_assert_int_eq(pw_procstat_parse("intr 1\n", 7, cpus, CPU_CAP, &st, &off), -EINVAL);
