@@ -619,17 +619,6 @@ static void render_stat(struct render *r)
 		scalar_u64(r, F_BOOT_TIME, st->btime);
 }
 
-/* Lines like ERR and MIS carry one total and no per-CPU columns: their matrix row is all zero. */
-static bool line_has_columns(const uint64_t *row, uint32_t ncpu, uint64_t total)
-{
-	if (total == 0)
-		return true;
-	for (uint32_t c = 0; c < ncpu; c++)
-		if (row[c] != 0)
-			return true;
-	return false;
-}
-
 static void render_interrupts_per_cpu(struct render *r, const struct pw_line_sample *lines, uint32_t nlines)
 {
 	const uint64_t *matrix = pw_sample_matrix_const(r->sample);
@@ -640,7 +629,8 @@ static void render_interrupts_per_cpu(struct render *r, const struct pw_line_sam
 	for (uint32_t l = 0; l < nlines; l++) {
 		const struct pw_irq_line *line = &lines[l].line;
 		const uint64_t *row = matrix + (size_t)l * r->sample->cpu_cap;
-		if (!line_has_columns(row, r->ncpu, line->total))
+		/* ERR and MIS carry one host-wide count and no per-CPU columns. */
+		if (line->flags & PW_IRQ_LINE_SINGLE_TOTAL)
 			continue;
 		for (uint32_t c = 0; c < r->ncpu; c++) {
 			if (!r->cpus[c].in_interrupts)

@@ -199,17 +199,21 @@ static void settle(struct pw_collector *c, struct pw_sample *s, enum pw_source s
 static void read_stat(struct pw_collector *c, struct pw_sample *s)
 {
 	struct pw_cpu_sample *cpus = pw_sample_cpus(s);
+	size_t intr_off;
 
 	if (!fetch(c, &c->stat, PW_SRC_STAT, s))
 		return;
-	int r = pw_procstat_parse(c->stat.buf.data, c->stat.buf.len, c->times, c->cpu_cap, &s->stat);
+	const char *buf = c->stat.buf.data;
+	size_t len = c->stat.buf.len;
+	int r = pw_procstat_parse(buf, len, c->times, c->cpu_cap, &s->stat, &intr_off);
 	settle(c, s, PW_SRC_STAT, r);
 	if (r < 0 && r != -ENOBUFS)
 		return;
 	for (uint32_t cpu = 0; cpu < c->cpu_cap; cpu++)
 		cpus[cpu].times = c->times[cpu];
 	s->ncpu = s->stat.cpu_seen < c->cpu_cap ? s->stat.cpu_seen : c->cpu_cap;
-	r = pw_procstat_parse_irqs(c->stat.buf.data, c->stat.buf.len, c->irq_counts, c->irq_cap);
+	/* The intr line the parse above found: one pass over the file. */
+	r = pw_procstat_parse_irqs(buf + intr_off, len - intr_off, c->irq_counts, c->irq_cap);
 	c->nirq_counts = r < 0 ? 0 : (uint32_t)r < c->irq_cap ? (uint32_t)r : c->irq_cap;
 }
 
@@ -417,7 +421,8 @@ static uint32_t size_cpus(struct pw_collector *c)
 	struct pw_procstat stat;
 	struct pw_cpu_times *probe = calloc(CPU_PROBE_CAP, sizeof(*probe));
 
-	if (probe && pw_procstat_parse(c->stat.buf.data, c->stat.buf.len, probe, CPU_PROBE_CAP, &stat) >= 0)
+	if (probe &&
+	    pw_procstat_parse(c->stat.buf.data, c->stat.buf.len, probe, CPU_PROBE_CAP, &stat, NULL) >= 0)
 		cap = stat.cpu_seen;
 	free(probe);
 	if (c->cpu_dirfd >= 0 && read_small(c, "possible") == 0) {

@@ -147,6 +147,38 @@ static uint64_t *matrix_row(struct irq_ctx *ctx, uint32_t index)
 	return row;
 }
 
+/* x86 ERR and MIS, arm Err: one host-wide count and nothing after it, where every other named line
+ * has a count per CPU column and a description. Its count belongs to no CPU. Told apart by
+ * shape rather than by name, so it also holds for other arches and on a one-CPU host. */
+static bool is_single_total(const struct pw_scan *scan)
+{
+	struct pw_scan peek = *scan;
+	uint64_t value;
+
+	return scan_count(&peek, &value) > 0 && pw_scan_at_eol(&peek);
+}
+
+/* The counts of a named line, then its description up to the end of the line. */
+static int parse_named(struct pw_scan *scan, struct irq_ctx *ctx, uint64_t *row, struct pw_irq_line *line)
+{
+	const char *rest;
+	size_t rest_len;
+	int r;
+
+	line->flags |= PW_IRQ_LINE_NAMED;
+	if (is_single_total(scan)) {
+		line->flags |= PW_IRQ_LINE_SINGLE_TOTAL;
+		r = pw_scan_u64(scan, &line->total);
+	} else {
+		r = parse_counts(scan, ctx, row, &line->total);
+	}
+	if (r < 0)
+		return r;
+	pw_scan_rest_of_line(scan, &rest, &rest_len);
+	pw_copy_label(line->device, sizeof(line->device), rest, rest_len);
+	return 0;
+}
+
 /* One "NAME: counts rest" line. Lines past line_cap still count towards per_cpu. */
 static int parse_line(struct pw_scan *scan, struct irq_ctx *ctx, const char *name, size_t name_len)
 {
@@ -160,19 +192,15 @@ static int parse_line(struct pw_scan *scan, struct irq_ctx *ctx, const char *nam
 	}
 	memset(line, 0, sizeof(*line));
 	pw_copy_label(line->irq, sizeof(line->irq), name, name_len);
-	r = parse_counts(scan, ctx, row, &line->total);
+	if (all_digits(name, name_len)) {
+		r = parse_counts(scan, ctx, row, &line->total);
+		if (r == 0)
+			parse_numbered_rest(scan, line);
+	} else {
+		r = parse_named(scan, ctx, row, line);
+	}
 	if (r < 0)
 		return r;
-	if (all_digits(name, name_len)) {
-		parse_numbered_rest(scan, line);
-	} else {
-		const char *rest;
-		size_t rest_len;
-
-		line->flags |= PW_IRQ_LINE_NAMED;
-		pw_scan_rest_of_line(scan, &rest, &rest_len);
-		pw_copy_label(line->device, sizeof(line->device), rest, rest_len);
-	}
 	if (line == &dummy)
 		ctx->dropped++;
 	else

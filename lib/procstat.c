@@ -17,6 +17,7 @@ struct stat_ctx {
 	struct pw_cpu_times *cpus;
 	uint32_t cpu_cap;
 	bool cap_exceeded;
+	const char *intr_line; /* where the "intr" key starts, for pw_procstat_parse_irqs() */
 };
 
 /* Read the mode columns of a cpu line; columns past PW_MODE_COUNT are left for the caller to skip. */
@@ -100,9 +101,12 @@ static int parse_key(struct pw_scan *scan, struct stat_ctx *ctx, const char *key
 			return parse_value(scan, ctx, &st->ctxt, PW_PROCSTAT_HAS_CTXT);
 		break;
 	case 'i':
-		/* Only the total; the per-IRQ counts that follow are skipped with the line. */
-		if (KEY_IS(key, len, "intr"))
+		/* Only the total; the per-IRQ counts that follow are skipped with the line, and the
+		 * caller that wants them gets the line's place instead of searching for it again. */
+		if (KEY_IS(key, len, "intr")) {
+			ctx->intr_line = key;
 			return parse_value(scan, ctx, &st->intr_total, PW_PROCSTAT_HAS_INTR);
+		}
 		break;
 	case 'b':
 		if (KEY_IS(key, len, "btime"))
@@ -135,7 +139,7 @@ static bool columns_agree(const struct stat_ctx *ctx)
 }
 
 int pw_procstat_parse(const char *buf, size_t len, struct pw_cpu_times *cpus, uint32_t cpu_cap,
-                      struct pw_procstat *ret)
+                      struct pw_procstat *ret, size_t *ret_intr_off)
 {
 	struct stat_ctx ctx = {.cpus = cpus, .cpu_cap = cpu_cap};
 	struct pw_scan scan;
@@ -157,6 +161,8 @@ int pw_procstat_parse(const char *buf, size_t len, struct pw_cpu_times *cpus, ui
 	if (!(ctx.st.present & PW_PROCSTAT_HAS_CPU) || !columns_agree(&ctx))
 		return -EINVAL;
 	*ret = ctx.st;
+	if (ret_intr_off)
+		*ret_intr_off = ctx.intr_line ? (size_t)(ctx.intr_line - buf) : len;
 	return ctx.cap_exceeded ? -ENOBUFS : 0;
 }
 

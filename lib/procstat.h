@@ -45,14 +45,17 @@ struct pw_procstat {
  * id < cpu_cap; every entry of cpus[0..cpu_cap) is first reset (present=false). Unknown keys and
  * extra columns are ignored. On success fills *ret and returns 0; -EINVAL if the content is
  * malformed (no "cpu " line, a non-number where a number belongs), -ERANGE if a number does not
- * fit 64 bits, -ENOBUFS if a cpuN id >= cpu_cap (the rest is still parsed). *ret is written
- * only on success or -ENOBUFS. Thread-safe (no state). */
+ * fit 64 bits, -ENOBUFS if a cpuN id >= cpu_cap (the rest is still parsed). *ret_intr_off (may be
+ * NULL) gets the offset of the "intr" line in buf, or len without one: pass buf + it to
+ * pw_procstat_parse_irqs() to skip its search. Outputs are written only on success or -ENOBUFS.
+ * Thread-safe (no state). */
 int pw_procstat_parse(const char *buf, size_t len, struct pw_cpu_times *cpus, uint32_t cpu_cap,
-                      struct pw_procstat *ret);
+                      struct pw_procstat *ret, size_t *ret_intr_off);
 
 /* Parse the per-IRQ counts of the "intr" line (the numbers after its total) into counts[irq] for
- * irq < cap; the rest of the file is ignored. The kernel sums each over every possible CPU, so unlike
- * a sum of /proc/interrupts columns they do not drop when a CPU goes offline. Returns how many
+ * irq < cap; the rest of the file is ignored. buf may start at that line (the offset
+ * pw_procstat_parse() reports), which then is not searched for. The kernel sums each over every possible CPU,
+ * so unlike a sum of /proc/interrupts columns they do not drop when a CPU goes offline. Returns how many
  * counts the line lists (may exceed cap: only cap are stored), -EINVAL without an intr line or with a
  * non-number in it, -ERANGE on overflow. Thread-safe. */
 int pw_procstat_parse_irqs(const char *buf, size_t len, uint64_t *counts, uint32_t cap);

@@ -46,6 +46,11 @@ curl -s -D "$PW_WORK/h" -o "$PW_WORK/gz" -H 'Accept-Encoding: gzip' "$PW_URL/met
 grep -qi '^Content-Encoding: gzip' "$PW_WORK/h" || pw_fail "no gzip when accepted"
 grep -q '^perfwatch_interrupts_per_cpu_total{irq="LOC",device="Local timer interrupts",cpu="2"} 2218$' \
 	<<<"$(gzip -dc "$PW_WORK/gz")" || pw_fail "gzip body does not hold the per-CPU metrics"
+# ERR and MIS print one host-wide count (0 in the capture): a total, no per-CPU series.
+grep -qE '^perfwatch_interrupts_per_cpu_total\{irq="(ERR|MIS)"' <<<"$(gzip -dc "$PW_WORK/gz")" &&
+	pw_fail "per-CPU series for ERR/MIS"
+grep -q '^perfwatch_interrupts_total{irq="ERR",chip="",device=""} 0$' <<<"$(gzip -dc "$PW_WORK/gz")" ||
+	pw_fail "no ERR total"
 curl -s -D "$PW_WORK/h" -o /dev/null -H 'Accept-Encoding: gzip;q=0' "$PW_URL/metrics"
 grep -qi '^Content-Encoding' "$PW_WORK/h" && pw_fail "gzip despite q=0"
 pw_stop "$PW_PID"

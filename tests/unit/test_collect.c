@@ -942,6 +942,60 @@ START_TEST(test_acpi_interval_average)
 }
 END_TEST
 
+/* x86 ERR and MIS print one host-wide count: the line's total, and no CPU's interrupts or rate. The
+ * captures have 0 there; the copy gets counts between two samples, in place. */
+START_TEST(test_single_total_lines)
+{
+	char tree[PATH_MAX], proc[PATH_MAX], sys[PATH_MAX];
+	const struct pw_cpu_sample *cpus;
+	struct pw_collector *c;
+	struct pw_sample *s0, *s1;
+	uint32_t err, mis;
+	size_t len;
+	char *buf, *at_err, *at_mis;
+
+	copy_tree(HOST, tree, sizeof(tree));
+	join(proc, sizeof(proc), tree, "proc");
+	join(sys, sizeof(sys), tree, "sys");
+	c = collector_at(proc, sys, 100, true);
+	s0 = sample_for(c);
+	s1 = sample_for(c);
+	read_into(c, s0);
+	s0->mono_ns = SEC;
+
+	buf = pw_fixture_read(HOST "/proc/interrupts", &len);
+	at_err = memmem(buf, len, "\nERR:          0\n", 17);
+	at_mis = memmem(buf, len, "\nMIS:          0\n", 17);
+	ck_assert(at_err && at_mis);
+	memcpy(at_err + 1, "ERR:       4321", 15);
+	memcpy(at_mis + 1, "MIS:         65", 15);
+	write_file(at(proc, "interrupts"), buf, len);
+	free(buf);
+	read_into(c, s1);
+	s1->mono_ns = 2 * SEC;
+	pw_derive(s0, s1);
+
+	err = pw_test_line_index(s1, "ERR");
+	mis = pw_test_line_index(s1, "MIS");
+	ck_assert_uint_eq(pw_sample_lines(s1)[err].line.total, 4321);
+	ck_assert_uint_eq(pw_sample_lines(s1)[mis].line.total, 65);
+	ck_assert_float_eq(pw_sample_lines(s1)[err].rate, 4321.0f);
+	cpus = pw_sample_cpus_const(s1);
+	/* cpu0's column over the capture's other lines: IRQ 44, LOC, RES, CAL, TLB, HYP. */
+	ck_assert_uint_eq(cpus[0].interrupts, 13 + 778 + 199 + 2946 + 9 + 1);
+	for (uint32_t cpu = 0; cpu < 16; cpu++) {
+		ck_assert_uint_eq(cpus[cpu].interrupts, pw_sample_cpus_const(s0)[cpu].interrupts);
+		ck_assert(cpus[cpu].derived_valid & PW_DERIVED_RATES);
+		ck_assert_float_eq(cpus[cpu].interrupt_rate, 0.0f);
+		ck_assert_uint_eq(pw_sample_matrix_const(s1)[(size_t)err * s1->cpu_cap + cpu], 0);
+		ck_assert_uint_eq(pw_sample_matrix_const(s1)[(size_t)mis * s1->cpu_cap + cpu], 0);
+	}
+	pw_collector_free(c);
+	free(s0);
+	free(s1);
+}
+END_TEST
+
 static Suite *collect_suite(void)
 {
 	Suite *s = suite_create("collect");
@@ -972,7 +1026,9 @@ static Suite *collect_suite(void)
 	tcase_add_test(malformed, test_online_change_rescans);
 	suite_add_tcase(s, malformed);
 
+	tcase_add_unchecked_fixture(kernels, scratch_setup, scratch_teardown);
 	tcase_add_test(kernels, test_captures_chain);
+	tcase_add_test(kernels, test_single_total_lines);
 	tcase_add_test(kernels, test_acpi_interval_average);
 	suite_add_tcase(s, kernels);
 	return s;

@@ -1,5 +1,6 @@
 /* test_interrupts.c — /proc/interrupts parser: labels per format, column mapping, malformed input,
  * and invariants over the real captures. */
+#define _GNU_SOURCE /* memmem */
 #include "fixture_util.h"
 #include "interrupts.h"
 #include "procstat.h"
@@ -94,7 +95,7 @@ START_TEST(test_vm_idle_values)
 	ck_assert_uint_eq(l->total, 21189 + 18259);
 
 	l = find_line(&irq, "ERR");
-	ck_assert_uint_eq(l->flags, PW_IRQ_LINE_NAMED);
+	ck_assert_uint_eq(l->flags, PW_IRQ_LINE_NAMED | PW_IRQ_LINE_SINGLE_TOTAL);
 	ck_assert_str_eq(l->device, "");
 	ck_assert_uint_eq(l->total, 0);
 	ck_assert_str_eq(find_line(&irq, "PIW")->device, "Posted-interrupt wakeup event");
@@ -126,7 +127,7 @@ START_TEST(test_aarch64)
 	ck_assert_str_eq(find_line(&irq, "IPI3")->device, "CPU stop (for crash dump) interrupts");
 	ck_assert_str_eq(find_line(&irq, "IPI6")->device, "CPU wake-up interrupts");
 	l = find_line(&irq, "Err");
-	ck_assert_uint_eq(l->flags, PW_IRQ_LINE_NAMED);
+	ck_assert_uint_eq(l->flags, PW_IRQ_LINE_NAMED | PW_IRQ_LINE_SINGLE_TOTAL);
 	ck_assert_str_eq(l->device, "");
 	ck_assert_uint_eq(per_cpu[0], 58067);
 	ck_assert_uint_eq(per_cpu[3], 26110);
@@ -248,9 +249,70 @@ START_TEST(test_inline_variants)
 	ck_assert_uint_eq(lines[3].flags, PW_IRQ_LINE_NAMED);
 	ck_assert_uint_eq(lines[3].total, 27);
 	ck_assert_str_eq(lines[4].irq, "MIS");
+	ck_assert_uint_eq(lines[4].flags, PW_IRQ_LINE_NAMED | PW_IRQ_LINE_SINGLE_TOTAL);
 	ck_assert_uint_eq(lines[4].total, 3);
-	ck_assert_uint_eq(per_cpu[0], 1 + 4 + 1 + 9 + 3);
+	ck_assert_uint_eq(cell(&lines[4], 0), 0);
+	/* MIS's count belongs to no CPU. */
+	ck_assert_uint_eq(per_cpu[0], 1 + 4 + 1 + 9);
 	ck_assert_uint_eq(per_cpu[2], 3 + 1 + 9);
+}
+END_TEST
+
+/* Set the count of the single-total line NAME ("%*s: %10u" in the kernel) in buf to value. */
+static void set_single_total(char *buf, size_t len, const char *name, unsigned value)
+{
+	char key[16], field[11];
+	char *at;
+
+	snprintf(key, sizeof(key), "\n%s:", name);
+	at = memmem(buf, len, key, strlen(key));
+	ck_assert_ptr_nonnull(at);
+	at += strlen(key) + 1;
+	ck_assert_uint_eq(at[10], '\n');
+	snprintf(field, sizeof(field), "%10u", value);
+	memcpy(at, field, 10);
+}
+
+/* x86 ERR and MIS print one host-wide count: it is the line's total and no CPU's column. The
+ * captures have 0 there, so the same capture is parsed again with the counts set. */
+START_TEST(test_single_total_16cpu)
+{
+	static uint64_t clean[CPU_CAP];
+	struct pw_interrupts irq;
+	uint64_t col0 = 0, sum_cpus = 0, sum_lines = 0;
+	size_t len;
+	char *buf = pw_fixture_read("kernels/host-16cpu-load-1/proc/interrupts", &len);
+
+	ck_assert_int_eq(parse_exact(buf, len, LINE_CAP, CPU_CAP, &irq), 0);
+	ck_assert_uint_eq(irq.ncolumns, 16);
+	memcpy(clean, per_cpu, sizeof(clean));
+
+	set_single_total(buf, len, "ERR", 4321);
+	set_single_total(buf, len, "MIS", 65);
+	ck_assert_int_eq(parse_exact(buf, len, LINE_CAP, CPU_CAP, &irq), 0);
+	ck_assert_uint_eq(irq.nlines, 40);
+	for (const char *const *name = (const char *const[]){"ERR", "MIS", NULL}; *name; name++) {
+		const struct pw_irq_line *l = find_line(&irq, *name);
+		ck_assert_uint_eq(l->flags, PW_IRQ_LINE_NAMED | PW_IRQ_LINE_SINGLE_TOTAL);
+		ck_assert_str_eq(l->device, "");
+		for (uint32_t c = 0; c < CPU_CAP; c++)
+			ck_assert_uint_eq(cell(l, c), 0);
+	}
+	ck_assert_uint_eq(find_line(&irq, "ERR")->total, 4321);
+	ck_assert_uint_eq(find_line(&irq, "MIS")->total, 65);
+	/* cpu0's sum is its column over the other lines, and no CPU moved with ERR/MIS. */
+	for (uint32_t i = 0; i < irq.nlines; i++) {
+		sum_lines += lines[i].total;
+		if (!(lines[i].flags & PW_IRQ_LINE_SINGLE_TOTAL))
+			col0 += cell(&lines[i], 0);
+	}
+	ck_assert_uint_eq(per_cpu[0], col0);
+	ck_assert_uint_eq(per_cpu[0], 13 + 778 + 199 + 2946 + 9 + 1); /* IRQ 44, LOC, RES, CAL, TLB, HYP */
+	ck_assert(memcmp(per_cpu, clean, sizeof(clean)) == 0);
+	for (uint32_t c = 0; c < CPU_CAP; c++)
+		sum_cpus += per_cpu[c];
+	ck_assert_uint_eq(sum_cpus, sum_lines - 4321 - 65);
+	free(buf);
 }
 END_TEST
 
@@ -380,7 +442,8 @@ static void check_capture(const char *id)
 	struct pw_interrupts irq;
 	struct pw_procstat st;
 	uint64_t nproc = pw_fixture_kernel_nproc(id);
-	uint64_t sum_lines = 0, sum_cpus = 0;
+	uint64_t sum_lines = 0, sum_columns = 0, sum_cpus = 0;
+	uint32_t single = 0;
 	size_t len;
 	char *buf;
 
@@ -393,9 +456,19 @@ static void check_capture(const char *id)
 		uint64_t row = 0;
 		for (uint32_t c = 0; c < CPU_CAP; c++)
 			row += cell(l, c);
+		sum_lines += l->total;
+		if (l->flags & PW_IRQ_LINE_SINGLE_TOTAL) {
+			/* x86 ERR and MIS, and only they: no column, no description. */
+			ck_assert_msg(strcmp(l->irq, "ERR") == 0 || strcmp(l->irq, "MIS") == 0, "%s line %s",
+			              id, l->irq);
+			ck_assert_uint_eq(row, 0);
+			ck_assert_str_eq(l->device, "");
+			single++;
+			continue;
+		}
 		ck_assert_msg(row == l->total, "%s line %s: total %llu, columns %llu", id, l->irq,
 		              (unsigned long long)l->total, (unsigned long long)row);
-		sum_lines += l->total;
+		sum_columns += l->total;
 		/* Every numbered line of these x86 captures has a chip and a device. */
 		if (!(l->flags & PW_IRQ_LINE_NAMED)) {
 			ck_assert_msg(l->chip[0] && l->device[0], "%s line %s", id, l->irq);
@@ -403,15 +476,16 @@ static void check_capture(const char *id)
 			ck_assert_str_eq(l->chip, "");
 		}
 	}
+	ck_assert_uint_eq(single, 2);
 	for (uint32_t c = 0; c < CPU_CAP; c++)
 		sum_cpus += per_cpu[c];
-	ck_assert_uint_eq(sum_cpus, sum_lines);
+	ck_assert_uint_eq(sum_cpus, sum_columns);
 	ck_assert_uint_gt(named_total(&irq, "LOC"), 0);
 
 	/* /proc/stat "intr" counts every line except TLB, which x86 counts inside CAL as well. The two
 	 * files were read a moment apart, so allow a few interrupts per CPU in between (seen: 0..10). */
 	buf = pw_fixture_read(pw_fixture_kernel_path(id, "proc/stat"), &len);
-	ck_assert_int_eq(pw_procstat_parse(buf, len, cpus, CPU_CAP, &st), 0);
+	ck_assert_int_eq(pw_procstat_parse(buf, len, cpus, CPU_CAP, &st, NULL), 0);
 	free(buf);
 	uint64_t tlb = named_total(&irq, "TLB");
 	if (tlb != UINT64_MAX) {
@@ -442,6 +516,7 @@ static Suite *interrupts_suite(void)
 	tcase_add_test(core, test_offline_cpu_columns);
 	tcase_add_test(core, test_device_with_spaces);
 	tcase_add_test(core, test_inline_variants);
+	tcase_add_test(core, test_single_total_16cpu);
 	tcase_add_test(core, test_capacity);
 	suite_add_tcase(s, core);
 

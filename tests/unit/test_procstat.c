@@ -21,7 +21,7 @@ static int parse_exact(const char *buf, size_t len, struct pw_cpu_times *out, ui
                        struct pw_procstat *ret)
 {
 	char *copy = pw_test_exact_copy(buf, len);
-	int r = pw_procstat_parse(copy, len, out, cap, ret);
+	int r = pw_procstat_parse(copy, len, out, cap, ret, NULL);
 
 	free(copy);
 	return r;
@@ -268,7 +268,7 @@ START_TEST(test_no_nul)
 	size_t len;
 	char *buf = pw_fixture_read("kernels/host-16cpu-idle-2/proc/stat", &len);
 
-	ck_assert_int_eq(pw_procstat_parse(buf, len, cpus, CPU_CAP, &a), 0);
+	ck_assert_int_eq(pw_procstat_parse(buf, len, cpus, CPU_CAP, &a, NULL), 0);
 	memcpy(saved, cpus, sizeof(saved));
 	ck_assert_int_eq(parse_exact(buf, len, cpus, CPU_CAP, &b), 0);
 	ck_assert(memcmp(&a, &b, sizeof(a)) == 0);
@@ -282,7 +282,7 @@ static int parse_prefix(const char *buf, size_t len, void *ret, const void *whol
 {
 	struct pw_procstat *st = ret;
 	const struct pw_procstat *full = whole;
-	int r = pw_procstat_parse(buf, len, cpus, CPU_CAP, st);
+	int r = pw_procstat_parse(buf, len, cpus, CPU_CAP, st, NULL);
 
 	if (r < 0)
 		return r;
@@ -301,7 +301,7 @@ static void check_prefixes(const char *relpath)
 	size_t len;
 	char *buf = pw_fixture_read(relpath, &len);
 
-	ck_assert_int_eq(pw_procstat_parse(buf, len, cpus, CPU_CAP, &full), 0);
+	ck_assert_int_eq(pw_procstat_parse(buf, len, cpus, CPU_CAP, &full, NULL), 0);
 	pw_test_every_prefix(relpath, buf, len, parse_prefix, &st, &full);
 	free(buf);
 }
@@ -431,6 +431,40 @@ START_TEST(test_irq_counts)
 }
 END_TEST
 
+/* The main parse tells where the intr line is, so the per-IRQ counts need no second search: the
+ * same counts from there as from the whole file. */
+START_TEST(test_intr_offset)
+{
+	static uint64_t from_line[1024], from_file[1024];
+	struct pw_procstat st;
+	size_t len, off = 0;
+	char *buf = pw_fixture_read("kernels/host-16cpu-load-1/proc/stat", &len);
+	char *copy = pw_test_exact_copy(buf, len);
+	int n;
+
+	ck_assert_int_eq(pw_procstat_parse(copy, len, cpus, CPU_CAP, &st, &off), 0);
+	ck_assert_uint_lt(off, len);
+	ck_assert(off > 0 && copy[off - 1] == '\n');
+	ck_assert(memcmp(copy + off, "intr ", 5) == 0);
+	n = pw_procstat_parse_irqs(copy + off, len - off, from_line, 1024);
+	ck_assert_int_gt(n, 500);
+	ck_assert_int_eq(pw_procstat_parse_irqs(copy, len, from_file, 1024), n);
+	ck_assert(memcmp(from_line, from_file, sizeof(from_line)) == 0);
+	free(copy);
+	free(buf);
+
+	/* No intr line: the offset is len, where the per-IRQ parse finds nothing. */
+	const char *no_intr = "cpu  1 2 3 4\n";
+	ck_assert_int_eq(pw_procstat_parse(no_intr, 13, cpus, CPU_CAP, &st, &off), 0);
+	ck_assert_uint_eq(off, 13);
+	ck_assert_int_eq(pw_procstat_parse_irqs(no_intr + off, 13 - off, from_line, 1024), -EINVAL);
+	/* Left alone on failure, like *ret. */
+	off = 7;
+	ck_assert_int_eq(pw_procstat_parse("intr 1\n", 7, cpus, CPU_CAP, &st, &off), -EINVAL);
+	ck_assert_uint_eq(off, 7);
+}
+END_TEST
+
 static Suite *procstat_suite(void)
 {
 	Suite *s = suite_create("procstat");
@@ -440,6 +474,7 @@ static Suite *procstat_suite(void)
 
 	tcase_add_test(core, test_vm_idle_values);
 	tcase_add_test(core, test_irq_counts);
+	tcase_add_test(core, test_intr_offset);
 	tcase_add_test(core, test_host_load_values);
 	tcase_add_test(core, test_old_kernels);
 	tcase_add_test(core, test_offline_cpu_sparse);

@@ -111,6 +111,7 @@ static void fill_interrupts(struct pw_sample *s)
 	set_line(s, 2, "25", "PCI-MSI", "ehci_hcd:usb1, eth0", 3, 4, 7);
 	set_line(s, 3, "LOC", "", "Local timer interrupts", 25000, 25000, 50000);
 	set_line(s, 4, "ERR", "", "", 0, 0, 3); /* one total, no per-CPU columns */
+	pw_sample_lines(s)[4].line.flags |= PW_IRQ_LINE_SINGLE_TOTAL;
 	s->nlines = 5;
 	s->interrupts.nlines = 5;
 	s->interrupts.ncolumns = 2;
@@ -349,6 +350,28 @@ START_TEST(test_escaping)
 	memset(line->line.device, 'x', sizeof(line->line.device));
 	text = render(s, PW_PROM_TEXT, false);
 	ck_assert_ptr_nonnull(strstr(text, "device=\"xxxxxxxx"));
+	free(text);
+	free(s);
+}
+END_TEST
+
+/* A single-total line has no per-CPU series even when its count is 0 (as on most hosts), where an
+ * all-zero matrix row cannot tell it from a quiet line with columns. */
+START_TEST(test_single_total_line)
+{
+	struct pw_sample *s = make_sample();
+	struct pw_line_sample *err = &pw_sample_lines(s)[4];
+	char *text;
+
+	err->line.total = 0;
+	text = render(s, PW_PROM_TEXT, true);
+	assert_has_line(text, "perfwatch_interrupts_total{irq=\"ERR\",chip=\"\",device=\"\"} 0");
+	ck_assert_ptr_null(strstr(text, "perfwatch_interrupts_per_cpu_total{irq=\"ERR\""));
+	free(text);
+	/* A quiet line with columns keeps its zero series. */
+	err->line.flags &= ~(uint32_t)PW_IRQ_LINE_SINGLE_TOTAL;
+	text = render(s, PW_PROM_TEXT, true);
+	assert_has_line(text, "perfwatch_interrupts_per_cpu_total{irq=\"ERR\",device=\"\",cpu=\"1\"} 0");
 	free(text);
 	free(s);
 }
@@ -645,6 +668,7 @@ static Suite *prometheus_suite(void)
 	tcase_add_test(core, test_units);
 	tcase_add_test(core, test_openmetrics_names);
 	tcase_add_test(core, test_escaping);
+	tcase_add_test(core, test_single_total_line);
 	tcase_add_test(core, test_absent_sources);
 	tcase_add_test(core, test_old_kernel);
 	tcase_add_test(core, test_no_sample);

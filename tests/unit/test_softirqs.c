@@ -310,7 +310,7 @@ START_TEST(test_captures_stat_total)
 		size_t len;
 		char *buf = pw_fixture_read(pw_fixture_kernel_path(ids[i], "proc/stat"), &len);
 
-		ck_assert_int_eq(pw_procstat_parse(buf, len, cpus, CPU_CAP, &st), 0);
+		ck_assert_int_eq(pw_procstat_parse(buf, len, cpus, CPU_CAP, &st, NULL), 0);
 		free(buf);
 		stat_softirq_line(pw_fixture_kernel_path(ids[i], "proc/stat"), &stat_total, types);
 		ck_assert_uint_eq(st.softirq_total, stat_total);
