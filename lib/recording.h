@@ -16,7 +16,10 @@
 
 #include <sys/types.h>
 
-#define PW_REC_VERSION 1
+/* The struct sizes catch a changed layout, not a field that changed meaning at the same size: bump
+ * this then too (2: ERR/MIS count towards no CPU, base_khz), and regenerate
+ * tests/fixtures/recordings. */
+#define PW_REC_VERSION 2
 #define PW_REC_HEADER_SIZE 72
 #define PW_REC_FRAME_SIZE 16
 #define PW_REC_KEYFRAME_EVERY 60

@@ -71,6 +71,8 @@ struct pw_host_derived {
 	uint32_t busy_cpus;         /* CPUs with a busy share over 50% */
 };
 
+/* Recorded byte for byte by --record (lib/recording.c): a change of layout or of a field's meaning
+ * bumps PW_REC_VERSION. */
 struct pw_sample {
 	uint64_t seq;        /* sampler's sample number, 1-based */
 	int64_t mono_ns;     /* CLOCK_MONOTONIC when read */

@@ -57,7 +57,7 @@ grep -qE "corrupt record at offset [0-9]+: stopped there" "$PW_WORK/bad.err" || 
 { head -c 8 "$rec"; printf '\x09\x00\x00\x00'; tail -c +13 "$rec"; } >"$PW_WORK/v9.pwrec"
 rc=0
 out=$(replay "$PW_WORK/v9.pwrec" 2>&1) || rc=$?
-[ "$rc" = 2 ] && grep -q "recording format version 9; this build reads version 1" <<<"$out" || pw_fail "v9: $rc $out"
+[ "$rc" = 2 ] && grep -q "recording format version 9; this build reads version 2" <<<"$out" || pw_fail "v9: $rc $out"
 rc=0
 out=$(replay "$PW_FIXTURES/kernels/vm-2cpu-idle-1/proc/stat" 2>&1) || rc=$?
 [ "$rc" = 2 ] && grep -q "not a perfwatch recording" <<<"$out" || pw_fail "not a recording: $rc $out"

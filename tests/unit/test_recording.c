@@ -219,10 +219,10 @@ START_TEST(foreign)
 	                 -EPROTO);
 	/* Another format version: refused before its checksum is looked at, and named. */
 	other = rec.hdr;
-	other.version = 2;
+	other.version = PW_REC_VERSION + 1;
 	pw_rec_header_encode(&other, buf);
 	ck_assert_int_eq(pw_rec_header_decode(buf, sizeof(buf), &h), -EPROTO);
-	ck_assert_uint_eq(h.version, 2);
+	ck_assert_uint_eq(h.version, PW_REC_VERSION + 1);
 	/* Another sample layout: a clear reason, never a misread. */
 	other = rec.hdr;
 	other.cpu_struct += 8;
