@@ -191,10 +191,9 @@ static void stop_parts(struct parts *p)
 	pw_http_stop(p->http);
 	if (p->sampler)
 		pw_sampler_stop(p->sampler); /* before the watcher closes the eventfd it writes to */
-	pw_watcher_free(p->watcher);   /* judges what is left, saves baselines, hands its last transitions to
-	                                  the notifier */
-	pw_recorder_free(p->recorder); /* after the watcher: its thread writes to it */
-	pw_notifier_free(p->notifier); /* aborts transfers, keeps the queue */
+	pw_watcher_free(p->watcher);         /* judges what is left, saves baselines, notifies */
+	pw_recorder_free(p->recorder);       /* after the watcher: its thread writes to it */
+	pw_notifier_free(p->notifier);       /* aborts transfers, keeps the queue */
 	pw_sampler_free(p->sampler);
 	pw_collector_free(p->collector);
 }
