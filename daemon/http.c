@@ -45,6 +45,8 @@ struct pw_http {
 	struct pw_auth *auth;          /* NULL: no endpoint needs a password */
 	struct pw_guard *guard;        /* request receive deadlines (slowloris) */
 	struct pw_ratelimit auth_log_limit;
+	/* Refused logins; only MHD's one polling thread writes and reads them. */
+	uint64_t auth_bad_credentials, auth_throttled;
 };
 
 static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status, const char *type,
@@ -113,6 +115,12 @@ static enum MHD_Result serve_metrics(struct pw_http *h, struct MHD_Connection *c
 	        .history_bytes = pw_sampler_ring_bytes(h->sampler),
 	};
 
+	struct pw_http_stats http = {
+	        .auth_bad_credentials = h->auth_bad_credentials,
+	        .auth_throttled = h->auth_throttled,
+	};
+	pw_guard_stats(h->guard, &http.cut_deadline, &http.cut_shed);
+	self.http = &http;
 	self.detector = detector_view(h);
 	if (h->notifier) {
 		pw_notifier_stats(h->notifier, &h->notify);
@@ -250,6 +258,7 @@ static bool authorized(struct pw_http *h, struct MHD_Connection *conn, enum MHD_
 	credentials_free(&c);
 	if (r == PW_AUTH_OK)
 		return true;
+	*(r == PW_AUTH_THROTTLED ? &h->auth_throttled : &h->auth_bad_credentials) += 1;
 	const char *text = r == PW_AUTH_THROTTLED ? "too many failed logins; retry later\n"
 	                                          : "authentication required\n";
 	struct MHD_Response *resp =

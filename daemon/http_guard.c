@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -30,6 +31,9 @@ struct pw_guard {
 	unsigned shed_at; /* from this many open, idle kept-alive connections are closed at once */
 	bool stop;
 	uint64_t cut, shed; /* connections shut down since the last log line: late, or shed */
+	/* The same since the start, for /metrics: written by the guard's thread under the lock, read
+	 * by the HTTP thread without it. */
+	_Atomic uint64_t cut_total, shed_total;
 	struct pw_ratelimit log_limit;
 };
 
@@ -62,6 +66,8 @@ static int64_t reap(struct pw_guard *g, int64_t now)
 			shutdown(c->fd, SHUT_RDWR);
 			disarm(g, c);
 			*(c->shed ? &g->shed : &g->cut) += 1;
+			atomic_fetch_add_explicit(c->shed ? &g->shed_total : &g->cut_total, 1,
+			                          memory_order_relaxed);
 		} else if (!next || c->deadline_ns < next) {
 			next = c->deadline_ns;
 		}
@@ -225,4 +231,10 @@ void pw_guard_request_received(struct pw_guard *g, struct MHD_Connection *conn)
 
 	if (ci)
 		conn_request_done(g, ci->socket_context);
+}
+
+void pw_guard_stats(struct pw_guard *g, uint64_t *ret_cut, uint64_t *ret_shed)
+{
+	*ret_cut = atomic_load_explicit(&g->cut_total, memory_order_relaxed);
+	*ret_shed = atomic_load_explicit(&g->shed_total, memory_order_relaxed);
 }

@@ -36,4 +36,8 @@ void pw_guard_on_completed(void *guard, struct MHD_Connection *conn, void **stat
 /* From the access handler: the connection's request is in whole; no deadline while it is answered. */
 void pw_guard_request_received(struct pw_guard *g, struct MHD_Connection *conn);
 
+/* Connections shut down since the start: past their deadline (cut) and idle kept-alive ones near
+ * the connection limit (shed). Lock-free; any thread. */
+void pw_guard_stats(struct pw_guard *g, uint64_t *ret_cut, uint64_t *ret_shed);
+
 #endif

@@ -1046,6 +1046,8 @@ int pw_prom_render(struct pw_outbuf *out, const struct pw_sample *sample,
 		render_detector(&r, self->detector);
 	if (self)
 		render_self(&r, self);
+	if (self && self->http)
+		pw_http_prom_render(out, r.om, self->http);
 	if (self && self->notify)
 		pw_notify_prom_render(out, r.om, self->notify);
 	if (r.om)

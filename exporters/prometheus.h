@@ -7,6 +7,7 @@
 #define PW_PROMETHEUS_H
 
 #include "detector.h"
+#include "http_stats.h"
 #include "notify_stats.h"
 #include "outbuf.h"
 #include "sample.h"
@@ -23,6 +24,7 @@ struct pw_prom_self {
 	uint64_t history_bytes;                  /* memory the rings hold */
 	const struct pw_detector_view *detector; /* alerts and baselines, or NULL: detector off */
 	const struct pw_notify_stats *notify;    /* deliveries, or NULL: no receivers */
+	const struct pw_http_stats *http;        /* cut connections, refused logins, or NULL */
 };
 
 struct pw_prom_options {

@@ -29,7 +29,15 @@ pw_start limits --procfs "$tree/proc" --sysfs "$tree/sys" --interval 100ms --htt
 
 # (a) Slowloris: 8 connections (the attacker's whole per-IP allowance) trickling a header byte
 # each every 0.25 s; an idle timeout alone would keep them forever.
-"${attack[@]}" slowloris "$PW_PORT" 8 2 || pw_fail "slowloris"
+"${attack[@]}" slowloris "$PW_PORT" 8 2 | tee "$PW_WORK/slowloris.out" || pw_fail "slowloris"
+# ... and each cut is counted. Polled: the guard counts a cut just after its shutdown().
+cut=$(sed -n 's|^slowloris: \([0-9]*\)/.*|\1|p' "$PW_WORK/slowloris.out")
+[ "${cut:-0}" -ge 1 ] || pw_fail "cannot read the number of slowloris connections cut"
+counted_cut() { counted=$(pw_metric 'perfwatch_http_connections_cut_total{reason="deadline"}') && [ "${counted:-0}" -ge "$cut" ]; }
+pw_wait_for 5 "the cuts counted" counted_cut ||
+	pw_fail "connections_cut_total{reason=\"deadline\"} = '$counted', want >= $cut"
+echo "slowloris: $cut cut, $counted counted"
+[ -n "$(pw_metric 'perfwatch_http_connections_cut_total{reason="shed"}')" ] || pw_fail "no shed series"
 # (b) One address opening 18 connections with a limit of 8.
 "${attack[@]}" per-ip "$PW_PORT" 8 || pw_fail "per-IP limit"
 # (c) A 100 kB header against the 32 KiB per-connection bound.

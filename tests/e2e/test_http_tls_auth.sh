@@ -112,6 +112,19 @@ curl "${tls[@]}" -D "$PW_WORK/h" -o /dev/null -u prom:guess-9 "$PW_URL/metrics"
 grep -qi '^Retry-After: ' "$PW_WORK/h" || pw_fail "429 without Retry-After"
 # The verified password is cached: still served while this client is throttled.
 [ "$(code -u prom:'correct horse' "$PW_URL/metrics")" = 200 ] || pw_fail "cached password refused while throttled"
+
+# The refusals seen above, as counters: 401 = no password, wrong, unknown user, 6 repeats and the
+# guesses before the 429; 429 = that guess and guess-9. The handshakes stalled above were cut.
+want_401=$((3 + 6 + throttled - 1)) want_429=2
+body=$(curl "${tls[@]}" -u prom:'correct horse' "$PW_URL/metrics")
+series() { awk -v m="$1" '$1 == m { print $2 }' <<<"$body"; }
+got_401=$(series 'perfwatch_http_auth_failures_total{reason="bad_credentials"}')
+got_429=$(series 'perfwatch_http_auth_failures_total{reason="throttled"}')
+[ "$got_401" = "$want_401" ] || pw_fail "auth failures bad_credentials = '$got_401', want $want_401"
+[ "$got_429" = "$want_429" ] || pw_fail "auth failures throttled = '$got_429', want $want_429"
+got_cut=$(series 'perfwatch_http_connections_cut_total{reason="deadline"}')
+[ "${got_cut:-0}" -ge 4 ] || pw_fail "connections cut by deadline = '$got_cut', want >= 4 (stalled handshakes)"
+echo "auth failures: $got_401 x 401, $got_429 x 429; $got_cut connections cut"
 pw_stop "$PW_PID"
 
 # Auth over plain HTTP on loopback works too, without the clear-text warning.

@@ -47,6 +47,14 @@ static const struct pw_detector_view test_view = {
                 },
 };
 
+/* The HTTP server's counters: distinct values, to see each lands in its own series. */
+static const struct pw_http_stats test_http = {
+        .cut_deadline = 3,
+        .cut_shed = 5,
+        .auth_bad_credentials = 11,
+        .auth_throttled = 2,
+};
+
 static const struct pw_prom_self test_self = {
         .version = "0.1.0-test",
         .interval_seconds = 1.0,
@@ -55,6 +63,7 @@ static const struct pw_prom_self test_self = {
         .history_capacity = 3600,
         .history_bytes = 12345678,
         .detector = &test_view,
+        .http = &test_http,
 };
 
 static void set_line(struct pw_sample *s, uint32_t i, const char *irq, const char *chip, const char *device,
@@ -467,6 +476,7 @@ START_TEST(test_no_sample)
 	self.last_scrape_seconds = -1;
 	self.version = "1.0 \"beta\"";
 	self.detector = NULL; /* detector off: no detector families */
+	self.http = NULL;     /* no HTTP server (tools): no HTTP families */
 	pw_outbuf_init(&out);
 	pw_outbuf_puts(&out, "kept\n"); /* render appends */
 	ck_assert_int_eq(pw_prom_render(&out, NULL, &options, &self), 0);
@@ -551,6 +561,45 @@ static char *render_self_only(const struct pw_prom_self *self, enum pw_prom_form
 	ck_assert(pw_outbuf_ok(&out));
 	return out.data;
 }
+
+/* Both formats of the HTTP families, whole: a fixed set of four series, zeros included. */
+START_TEST(test_http_stats)
+{
+	struct pw_prom_self self = {.version = "1", .http = &test_http};
+	struct pw_http_stats zero = {0};
+	char *text = render_self_only(&self, PW_PROM_TEXT);
+	const char *series = "perfwatch_http_connections_cut_total{reason=\"deadline\"} 3\n"
+	                     "perfwatch_http_connections_cut_total{reason=\"shed\"} 5\n";
+	const char *auth = "perfwatch_http_auth_failures_total{reason=\"bad_credentials\"} 11\n"
+	                   "perfwatch_http_auth_failures_total{reason=\"throttled\"} 2\n";
+	struct pw_outbuf out;
+
+	ck_assert_ptr_nonnull(strstr(text, "# HELP perfwatch_http_connections_cut_total Connections closed"));
+	ck_assert_ptr_nonnull(strstr(text, "# TYPE perfwatch_http_connections_cut_total counter\n"));
+	ck_assert_ptr_nonnull(strstr(text, series));
+	ck_assert_ptr_nonnull(strstr(text, "# TYPE perfwatch_http_auth_failures_total counter\n"));
+	ck_assert_ptr_nonnull(strstr(text, auth));
+	free(text);
+	text = render_self_only(&self, PW_PROM_OPENMETRICS);
+	ck_assert_ptr_nonnull(strstr(text, "# TYPE perfwatch_http_connections_cut counter\n"
+	                                   "# HELP perfwatch_http_connections_cut Connections closed"));
+	ck_assert_ptr_nonnull(strstr(text, series));
+	ck_assert_ptr_nonnull(strstr(text, "# TYPE perfwatch_http_auth_failures counter\n"
+	                                   "# HELP perfwatch_http_auth_failures Requests to protected"));
+	ck_assert_ptr_nonnull(strstr(text, auth));
+	free(text);
+	/* Zeros are series too; the renderer alone appends and skips NULL. */
+	pw_outbuf_init(&out);
+	pw_http_prom_render(&out, false, NULL);
+	ck_assert_uint_eq(out.len, 0);
+	pw_http_prom_render(&out, false, &zero);
+	pw_outbuf_putc(&out, '\0');
+	ck_assert_ptr_nonnull(strstr(out.data, "perfwatch_http_connections_cut_total{reason=\"shed\"} 0\n"));
+	ck_assert_ptr_nonnull(
+	        strstr(out.data, "perfwatch_http_auth_failures_total{reason=\"throttled\"} 0\n"));
+	pw_outbuf_done(&out);
+}
+END_TEST
 
 START_TEST(test_detector)
 {
@@ -674,6 +723,7 @@ static Suite *prometheus_suite(void)
 	tcase_add_test(core, test_no_sample);
 	tcase_add_test(core, test_negotiate);
 	tcase_add_test(core, test_detector);
+	tcase_add_test(core, test_http_stats);
 	tcase_add_test(core, test_detector_quiet);
 	tcase_add_test(malformed, test_out_of_memory);
 	tcase_add_test(promtool, test_promtool);
