@@ -7,6 +7,8 @@
 #   start_alertmanager PORT CONFIG         Alertmanager, storage in $PW_WORK, no cluster gossip
 #   start_prometheus PORT CONFIG [ARGS...] Prometheus, TSDB in $PW_WORK
 #   prom_query URL PROMQL                  the query API's .data.result (JSON), "" on error
+#   prom_value URL PROMQL                  the first result's value, "" when there is none
+#   prom_expect URL PROMQL VALUE           poll (30 s) until PROMQL gives VALUE, else fail
 #   am_get URL PATH                        GET an Alertmanager API path (e.g. /api/v2/alerts)
 #
 # Pick ports with pw_free_port (never fixed ones) before writing the configs that name them. Each
@@ -65,6 +67,20 @@ start_prometheus() {
 prom_query() {
 	curl -s --max-time 10 --data-urlencode "query=$2" "$1/api/v1/query" |
 		jq -c 'if .status == "success" then .data.result else error(.error) end' 2>/dev/null || true
+}
+
+prom_value() {
+	prom_query "$1" "$2" | jq -r '.[0].value[1] // empty' 2>/dev/null || true
+}
+
+prom_expect() {
+	local url=$1 promql=$2 want=$3 got
+	# shellcheck disable=SC2317 # called through pw_wait_for
+	_prom_match() {
+		got=$(prom_value "$url" "$promql")
+		[ "$got" = "$want" ]
+	}
+	pw_wait_for 30 "$promql == $want" _prom_match || pw_fail "$promql = '$got', want '$want'"
 }
 
 am_get() {

@@ -2,6 +2,7 @@
 # A real Prometheus server (Debian package prometheus) on loopback scrapes perfwatchd; PromQL through
 # its HTTP API returns the fixture's figures, and follows the tree when it is rewritten in place.
 source "$(dirname "$0")/../e2e/lib.sh"
+source "$(dirname "$0")/servers.sh"
 
 command -v prometheus >/dev/null || pw_skip "prometheus not installed (apt-get install prometheus)"
 tree="$PW_WORK/tree"
@@ -20,22 +21,9 @@ scrape_configs:
     static_configs:
       - targets: ['$target']
 YML
-prometheus --config.file="$PW_WORK/prometheus.yml" --storage.tsdb.path="$PW_WORK/tsdb" \
-	--web.listen-address="127.0.0.1:$prom_port" --log.level=warn >"$PW_WORK/prometheus.log" 2>&1 &
-PW_PIDS+=("$!")
-ready() { [ "$(curl -s -o /dev/null -w '%{http_code}' "$prom/-/ready")" = 200 ]; }
-pw_wait_for 60 "prometheus ready" ready || pw_fail "prometheus did not start: $(cat "$PW_WORK/prometheus.log")"
-
-# query PROMQL: the first result's value, or empty.
-query() {
-	curl -s --data-urlencode "query=$1" "$prom/api/v1/query" | jq -r '.data.result[0].value[1] // empty'
-}
-# expect PROMQL VALUE: poll until the query returns VALUE.
-expect() {
-	local got
-	_match() { got=$(query "$1"); [ "$got" = "$2" ]; }
-	pw_wait_for 30 "$1 == $2" _match "$1" "$2" || pw_fail "$1 = '$got', want '$2'"
-}
+start_prometheus "$prom_port" "$PW_WORK/prometheus.yml"
+query() { prom_value "$prom" "$1"; }
+expect() { prom_expect "$prom" "$1" "$2"; }
 
 expect "up{job=\"perfwatch\",instance=\"$target\"}" 1
 expect 'perfwatch_cpu_seconds_total{cpu="0",mode="user"}' 10.01
