@@ -19,6 +19,7 @@
  *                one with the daemon's CPU per sample;
  *   rusage_ns  the same from getrusage(RUSAGE_SELF), ru_utime + ru_stime (tick-scaled). */
 #define _GNU_SOURCE
+#include "percentile.h"
 #include "readfile.h"
 
 #include <errno.h>
@@ -157,21 +158,6 @@ static void open_files(const struct floor_opts *o)
 		}
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
-/* Nearest-rank percentile of a sorted array. */
-static int64_t pct(const int64_t *v, long n, double q)
-{
-	long k = (long)(q * (double)n + 0.999999);
-	if (k < 1)
-		k = 1;
-	return v[k > n ? n - 1 : k - 1];
-}
-
 static int parse_duration_ms(const char *text, int64_t *ret_ns)
 {
 	char *end;
@@ -301,8 +287,8 @@ int main(int argc, char **argv)
 	int64_t cpu_sum = 0;
 	for (long i = 0; i < o.count; i++)
 		cpu_sum += cpu[i];
-	qsort(cpu, (size_t)o.count, sizeof(*cpu), cmp_i64);
-	qsort(wall, (size_t)o.count, sizeof(*wall), cmp_i64);
+	bench_sort_i64(cpu, o.count);
+	bench_sort_i64(wall, o.count);
 	size_t open_files_n = 0;
 	for (size_t i = 0; i < nfiles; i++)
 		open_files_n += files[i].fd >= 0;
@@ -310,9 +296,11 @@ int main(int argc, char **argv)
 	       o.count, o.interval_ns ? "spaced" : "back to back",
 	       o.reopen ? ", open+read+close" : ", pread on open fds");
 	printf("  reads' CPU per iteration: median %.1f us, mean %.1f us, min %.1f, p90 %.1f, max %.1f\n",
-	       (double)pct(cpu, o.count, 0.5) / 1e3, (double)cpu_sum / (double)o.count / 1e3,
-	       (double)cpu[0] / 1e3, (double)pct(cpu, o.count, 0.9) / 1e3, (double)cpu[o.count - 1] / 1e3);
-	printf("  reads' wall per iteration: median %.1f us\n", (double)pct(wall, o.count, 0.5) / 1e3);
+	       (double)bench_percentile(cpu, o.count, 0.5) / 1e3, (double)cpu_sum / (double)o.count / 1e3,
+	       (double)cpu[0] / 1e3, (double)bench_percentile(cpu, o.count, 0.9) / 1e3,
+	       (double)cpu[o.count - 1] / 1e3);
+	printf("  reads' wall per iteration: median %.1f us\n",
+	       (double)bench_percentile(wall, o.count, 0.5) / 1e3);
 	printf("  process CPU per iteration, loop included: %.1f us (getrusage: %.1f us)\n",
 	       (double)loop_cpu / (double)o.count / 1e3, (double)ru_ns / (double)o.count / 1e3);
 	if (o.per_file)
@@ -322,10 +310,11 @@ int main(int argc, char **argv)
 	printf("RESULT files=%zu bytes=%zu iterations=%ld cpu_ns_median=%lld cpu_ns_mean=%lld "
 	       "cpu_ns_min=%lld "
 	       "cpu_ns_p90=%lld cpu_ns_max=%lld wall_ns_median=%lld loop_cpu_ns=%lld rusage_ns=%lld\n",
-	       open_files_n, bytes, o.count, (long long)pct(cpu, o.count, 0.5),
-	       (long long)(cpu_sum / o.count), (long long)cpu[0], (long long)pct(cpu, o.count, 0.9),
-	       (long long)cpu[o.count - 1], (long long)pct(wall, o.count, 0.5),
-	       (long long)(loop_cpu / o.count), (long long)(ru_ns / o.count));
+	       open_files_n, bytes, o.count, (long long)bench_percentile(cpu, o.count, 0.5),
+	       (long long)(cpu_sum / o.count), (long long)cpu[0],
+	       (long long)bench_percentile(cpu, o.count, 0.9), (long long)cpu[o.count - 1],
+	       (long long)bench_percentile(wall, o.count, 0.5), (long long)(loop_cpu / o.count),
+	       (long long)(ru_ns / o.count));
 	free(cpu);
 	free(wall);
 	for (size_t i = 0; i < nfiles; i++) {

@@ -16,6 +16,8 @@
  * Prints a summary and one machine-readable "RESULT key=value..." line (latencies in microseconds).
  * Exit status 1 when any scrape failed or answered other than 200. */
 #define _GNU_SOURCE
+#include "percentile.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
@@ -260,18 +262,9 @@ static int read_response(int fd, struct rbuf *b, struct response *ret)
 	return 0;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
 static double pct_us(const int64_t *v, long n, double q)
 {
-	long k = (long)(q * (double)n + 0.999999);
-	if (k < 1)
-		k = 1;
-	return (double)v[k > n ? n - 1 : k - 1] / 1e3;
+	return (double)bench_percentile(v, n, q) / 1e3;
 }
 
 static void usage(FILE *to)
@@ -435,7 +428,7 @@ int main(int argc, char **argv)
 	for (long i = 0; i < n; i++)
 		mean += (double)lat[i];
 	mean /= (double)n * 1e3;
-	qsort(lat, (size_t)n, sizeof(*lat), cmp_i64);
+	bench_sort_i64(lat, n);
 	if (!o.quiet)
 		printf("scrape %s%s: %ld ok, %ld failed, %ld non-200; %s%s; %ld connections\n"
 		       "  latency p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, max %.3f ms, mean %.3f ms; %.0f "
