@@ -41,3 +41,19 @@ void pw_assert_json_null(json_t *root, const char *path)
 {
 	ck_assert_msg(json_is_null(pw_json_at(root, path)), "%s is not null", path);
 }
+
+json_t *pw_json_parse_rendered(char *text, char **ret_text)
+{
+	json_error_t error;
+
+	ck_assert_ptr_nonnull(text);
+	ck_assert_uint_gt(strlen(text), 0);
+	ck_assert_int_eq(text[strlen(text) - 1], '\n');
+	json_t *root = json_loads(text, 0, &error);
+	ck_assert_msg(root != NULL, "invalid JSON at line %d: %s", error.line, error.text);
+	if (ret_text)
+		*ret_text = text;
+	else
+		free(text);
+	return root;
+}

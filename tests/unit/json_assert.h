@@ -5,6 +5,11 @@
 
 #include <jansson.h>
 
+/* A rendered document (malloc'd text, as the exporters return it): not empty, ends with a newline,
+ * valid JSON; fails the test otherwise. Returns the parsed root; the text goes to *ret_text when
+ * ret_text is given, else it is freed. */
+json_t *pw_json_parse_rendered(char *text, char **ret_text);
+
 /* The node at path (borrowed); fails the test when there is none. */
 json_t *pw_json_at(json_t *root, const char *path);
 

@@ -240,19 +240,7 @@ static struct pw_detector_view *make_view(void)
 
 static json_t *render_parsed(const struct pw_detector_view *view, char **ret_text)
 {
-	json_error_t error;
-	char *text = pw_alerts_render(view);
-
-	ck_assert_ptr_nonnull(text);
-	ck_assert_uint_gt(strlen(text), 0);
-	ck_assert_int_eq(text[strlen(text) - 1], '\n');
-	json_t *root = json_loads(text, 0, &error);
-	ck_assert_msg(root != NULL, "invalid JSON at line %d: %s", error.line, error.text);
-	if (ret_text)
-		*ret_text = text;
-	else
-		free(text);
-	return root;
+	return pw_json_parse_rendered(pw_alerts_render(view), ret_text);
 }
 
 /* obj has exactly these keys, in this order. */

@@ -151,19 +151,7 @@ static struct pw_sample *make_sample(void)
 
 static json_t *render_parsed(const struct pw_sample *s, const struct pw_status_self *self, char **ret_text)
 {
-	json_error_t error;
-	char *text = pw_status_render(s, self);
-
-	ck_assert_ptr_nonnull(text);
-	ck_assert_uint_gt(strlen(text), 0);
-	ck_assert_int_eq(text[strlen(text) - 1], '\n');
-	json_t *root = json_loads(text, 0, &error);
-	ck_assert_msg(root != NULL, "invalid JSON at line %d: %s", error.line, error.text);
-	if (ret_text)
-		*ret_text = text;
-	else
-		free(text);
-	return root;
+	return pw_json_parse_rendered(pw_status_render(s, self), ret_text);
 }
 
 START_TEST(test_golden)
