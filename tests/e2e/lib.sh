@@ -78,6 +78,25 @@ pw_healthy() {
 	[ "$(curl -s -o /dev/null -w '%{http_code}' "$PW_URL/healthz")" = 200 ]
 }
 
+# pw_pool JOBS START FINISH ITEM...: START each ITEM with at most JOBS started and not yet finished;
+# FINISH them in the order they started (the scenario tests run several live trees side by side).
+pw_pool() {
+	local jobs=$1 start=$2 finish=$3 item
+	local running=()
+	shift 3
+	for item; do
+		if [ "${#running[@]}" -ge "$jobs" ]; then
+			"$finish" "${running[0]}"
+			running=("${running[@]:1}")
+		fi
+		"$start" "$item"
+		running+=("$item")
+	done
+	for item in "${running[@]}"; do
+		"$finish" "$item"
+	done
+}
+
 # pw_wait_for SECONDS WHAT COMMAND...: poll COMMAND every 50 ms until it succeeds or time runs out.
 pw_wait_for() {
 	local deadline=$((SECONDS + $1)) what=$2

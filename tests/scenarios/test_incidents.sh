@@ -50,17 +50,6 @@ finish() {
 	grep -h 'alert ' "$PW_WORK/${spec//:/-}.log" | sed 's/^/    log: /' || true
 }
 
-running=()
-for spec in "${scenarios[@]}"; do
-	if [ "${#running[@]}" -ge "$jobs" ]; then
-		finish "${running[0]}"
-		running=("${running[@]:1}")
-	fi
-	start "$spec"
-	running+=("$spec")
-done
-for spec in "${running[@]}"; do
-	finish "$spec"
-done
+pw_pool "$jobs" start finish "${scenarios[@]}"
 [ "${#failed[@]}" = 0 ] || pw_fail "scenarios failed: ${failed[*]}"
 echo PASS

@@ -97,19 +97,14 @@ finish_scenario() {
 	pw_stop "${daemon_pid[$name]}"
 }
 
-running=()
-for entry in "${scenarios[@]}"; do
-	IFS='|' read -r name spec extra <<<"$entry"
-	if [ "${#running[@]}" -ge "$jobs" ]; then
-		finish_scenario "${running[0]}"
-		running=("${running[@]:1}")
-	fi
+# Entries are NAME|SPEC|EXTRA; the pool hands each whole entry to both ends.
+start_entry() {
+	local name spec extra
+	IFS='|' read -r name spec extra <<<"$1"
 	start_scenario "$name" "$spec" "$extra"
-	running+=("$name")
-done
-for name in "${running[@]}"; do
-	finish_scenario "$name"
-done
+}
+finish_entry() { finish_scenario "${1%%|*}"; }
+pw_pool "$jobs" start_entry finish_entry "${scenarios[@]}"
 
 [ "${#failed[@]}" = 0 ] || pw_fail "scenarios failed: ${failed[*]}"
 
