@@ -23,6 +23,16 @@ static enum pw_severity severity_below(double value, double critical)
 	return value <= critical ? PW_SEVERITY_CRITICAL : PW_SEVERITY_WARNING;
 }
 
+/* The headline of a rule on a share of CPU time that rose above its baseline. */
+static void headline_share_above(struct pw_alert *a, double value, const struct pw_baseline *b,
+                                 double critical)
+{
+	a->value = value;
+	a->baseline = b->mean;
+	a->spread = pw_baseline_spread(b, PW_SHARE_SPREAD_FLOOR);
+	a->severity = severity_above(value, critical);
+}
+
 /* Unusually high against a baseline that has learned through the warmup (a CPU or a source that
  * appeared later is not compared with a few samples), and big enough to matter. */
 static bool high(const struct pw_detector *d, const struct pw_baseline *b, double value, double threshold,
@@ -211,10 +221,7 @@ static bool interrupt_time_high(const struct pw_detector *d, const struct pw_now
 	irq_cpus(d, s, ev, rc->threshold);
 	irq_lines(d, s, ev->lines, &ev->nlines);
 	irq_softirqs(d, s, ev);
-	a->value = value;
-	a->baseline = base->mean;
-	a->spread = pw_baseline_spread(base, PW_SHARE_SPREAD_FLOOR);
-	a->severity = severity_above(value, rc->critical);
+	headline_share_above(a, value, base, rc->critical);
 	if (where >= 0)
 		snprintf(scope, sizeof(scope), "cpu%d", where);
 	else
@@ -504,10 +511,7 @@ static bool iowait_high(const struct pw_detector *d, const struct pw_now *now,
 	if (!pw_detector_warm(d) || !high(d, b, value, rc->threshold, rc->sigmas, PW_SHARE_SPREAD_FLOOR))
 		return false;
 	memory_evidence(d, now, &a->evidence.memory);
-	a->value = value;
-	a->baseline = b->mean;
-	a->spread = pw_baseline_spread(b, PW_SHARE_SPREAD_FLOOR);
-	a->severity = severity_above(value, rc->critical);
+	headline_share_above(a, value, b, rc->critical);
 	set_text(a, "the host");
 	snprintf(a->summary, sizeof(a->summary), "CPUs wait on I/O %.1f%% of the time (normally %.1f%%)",
 	         PCT(value), PCT(b->mean));
@@ -571,10 +575,7 @@ static bool system_time_high(const struct pw_detector *d, const struct pw_now *n
 	ev->ctxt_baseline = (float)d->host[PW_SIG_CTXT_RATE].mean;
 	ev->run_queue = (float)h[PW_SIG_RUN_QUEUE];
 	ev->run_queue_baseline = (float)d->host[PW_SIG_RUN_QUEUE].mean;
-	a->value = h[PW_SIG_SYSTEM];
-	a->baseline = b->mean;
-	a->spread = pw_baseline_spread(b, PW_SHARE_SPREAD_FLOOR);
-	a->severity = severity_above(a->value, rc->critical);
+	headline_share_above(a, h[PW_SIG_SYSTEM], b, rc->critical);
 	set_text(a, "the host");
 	snprintf(a->summary, sizeof(a->summary),
 	         "Kernel time is %.0f%% of the CPUs against %.1f%% user time (normally %.0f%% system)",
@@ -604,10 +605,7 @@ static bool steal_high(const struct pw_detector *d, const struct pw_now *now, co
 		return false;
 	a->evidence.steal.host_steal = (float)value;
 	a->evidence.steal.steal_baseline = (float)b->mean;
-	a->value = value;
-	a->baseline = b->mean;
-	a->spread = pw_baseline_spread(b, PW_SHARE_SPREAD_FLOOR);
-	a->severity = severity_above(value, rc->critical);
+	headline_share_above(a, value, b, rc->critical);
 	set_text(a, "the host");
 	snprintf(a->summary, sizeof(a->summary), "The hypervisor takes %.1f%% of CPU time (normally %.1f%%)",
 	         PCT(value), PCT(b->mean));
