@@ -15,7 +15,8 @@ per phase, compares:
     windows. A window is clean when it lies inside the phase and no event or spike edge falls in
     it (with one driver tick of slack: the files lag the model by up to a tick);
   - levels (procs_running/blocked, memory sizes, PSI avg10, load1): every clean sample against the
-    model at the sample's instant (anything between "a tick ago" and "now" passes);
+    model at the sample's instant (anything between "a tick before its time stamp" and "when its
+    reads ended", last_duration_ms later, passes: the stamp precedes the reads);
   - the phase's "expect" figures from INCIDENTS.md against the same means ("max:KEY": [lo, hi]
     over every sample of the phase);
   - structure: CPUs online/offline and PSI files present/absent as the model says, no parse error,
@@ -113,10 +114,12 @@ class Sample:
         self.iv = doc["sample"]["interval_seconds"] or 0.0
         self.end = parse_time(doc["sample"]["time"]) - wall0   # driver-relative seconds
         self.start = self.end - self.iv
+        # The time stamp is taken before the first read; the files are read up to this much later.
+        self.read_span = ((doc.get("sampler") or {}).get("last_duration_ms") or 0.0) / 1000.0
         self.fig = figures(doc, freq_source)
         self.rates = {}      # model's interval figures at the window's middle
         self.rates_early = {}  # ... and one driver lag earlier (what stale files may still show)
-        self.lo = self.hi = None  # model's levels a tick ago and now
+        self.lo = self.hi = None  # model's levels a tick before the stamp and when the reads ended
         self.online_lo = self.online_hi = None
         self.psi_lo = self.psi_hi = None
 
@@ -184,7 +187,7 @@ class Checker:
             queries.append((max(s.start + s.end, 0.0) / 2.0, 1, s))
             queries.append((max((s.start + s.end) / 2.0 - self.lag, 0.0), 3, s))
             queries.append((max(s.end - self.lag, 0.0), 0, s))
-            queries.append((max(s.end, 0.0), 2, s))
+            queries.append((max(s.end + s.read_span, 0.0), 2, s))
         queries.sort(key=lambda q: (q[0], q[1]))
         for t, kind, s in queries:
             model.advance(t, lambda *a: None)
@@ -219,8 +222,8 @@ class Checker:
             in_phase = [s for s in self.samples if s.start >= p_start and s.end <= p_end]
             clean = [s for s in in_phase if s.start - self.lag >= p_start and s.seq > 1
                      and not self.broken(s.start - self.lag - 0.01, s.end)]
-            clean_lvl = [s for s in self.samples if p_start <= s.end - self.lag and s.end <= p_end
-                         and not self.broken(s.end - self.lag - 0.01, s.end)]
+            clean_lvl = [s for s in self.samples if p_start <= s.end - self.lag and s.end + s.read_span <= p_end
+                         and not self.broken(s.end - self.lag - 0.01, s.end + s.read_span)]
             if len(clean) < 3:
                 self.bad("%s: only %d clean samples (phase %.2f s)" % (name, len(clean), p_end - p_start))
                 continue
