@@ -20,6 +20,9 @@ pw_cleanup() {
 	rm -rf "$PW_WORK"
 }
 trap pw_cleanup EXIT
+# A command that fails outside any check (set -e) says where, instead of ending the test silently.
+set -E
+trap 'echo "FAIL: ${BASH_SOURCE[0]}:$LINENO: \"$BASH_COMMAND\" exited $?" >&2' ERR
 
 pw_fail() {
 	echo "FAIL: $*" >&2
@@ -60,17 +63,61 @@ PY
 # pw_start NAME ARGS...: start perfwatchd in the background (its log in $PW_WORK/NAME.log), set
 # PW_PID and PW_URL, and wait until /healthz answers 200.
 pw_start() {
-	local name=$1
+	local name=$1 attempt
 	shift
-	PW_PORT=$(pw_free_port)
-	PW_URL="http://127.0.0.1:$PW_PORT"
-	"$PERFWATCHD" --config /dev/null --listen "127.0.0.1:$PW_PORT" "$@" >"$PW_WORK/$name.log" 2>&1 &
-	PW_PID=$!
-	PW_PIDS+=("$PW_PID")
-	pw_wait_for 20 "perfwatchd /healthz" pw_healthy || {
-		cat "$PW_WORK/$name.log" >&2
-		pw_fail "perfwatchd did not become healthy"
-	}
+	# A port pw_free_port found free may be taken by a concurrent test before perfwatchd binds it
+	# (it binds after its first sample); then another server answers there and ours cannot listen.
+	# So the port must be ours (its listening socket is one of PW_PID's), else try another.
+	for attempt in 1 2 3; do
+		PW_PORT=$(pw_free_port)
+		PW_URL="http://127.0.0.1:$PW_PORT"
+		"$PERFWATCHD" --config /dev/null --listen "127.0.0.1:$PW_PORT" "$@" >"$PW_WORK/$name.log" 2>&1 &
+		PW_PID=$!
+		PW_PIDS+=("$PW_PID")
+		pw_wait_for 20 "perfwatchd /healthz" _pw_healthy_or_gone || true
+		if kill -0 "$PW_PID" 2>/dev/null && _pw_owns_port "$PW_PID" "$PW_PORT"; then
+			pw_wait_for 20 "perfwatchd /healthz" pw_healthy && return 0
+		elif ! grep -q "cannot listen" "$PW_WORK/$name.log"; then
+			break
+		fi
+		kill "$PW_PID" 2>/dev/null || true
+		wait "$PW_PID" 2>/dev/null || true
+	done
+	cat "$PW_WORK/$name.log" >&2
+	pw_fail "perfwatchd did not become healthy (attempt $attempt)"
+}
+
+# Poll until perfwatchd answers /healthz or has exited (pw_start then looks at which).
+_pw_healthy_or_gone() {
+	kill -0 "$PW_PID" 2>/dev/null || return 0
+	[ "$(curl -s -o /dev/null -w '%{http_code}' "$PW_URL/healthz")" = 200 ]
+}
+
+# _pw_owns_port PID PORT: PID holds the socket listening on TCP PORT (its own network namespace).
+_pw_owns_port() {
+	python3 - "$1" "$2" <<'PY'
+import os, sys
+pid, port = sys.argv[1], int(sys.argv[2])
+fds = "/proc/%s/fd" % pid
+inodes = set()
+for fd in os.listdir(fds):
+    try:
+        target = os.readlink(os.path.join(fds, fd))
+    except OSError:
+        continue
+    if target.startswith("socket:["):
+        inodes.add(target[8:-1])
+for table in ("tcp", "tcp6"):
+    try:
+        rows = open("/proc/%s/net/%s" % (pid, table)).read().splitlines()[1:]
+    except OSError:
+        continue
+    for row in rows:
+        f = row.split()
+        if f[3] == "0A" and int(f[1].rsplit(":", 1)[1], 16) == port and f[9] in inodes:
+            sys.exit(0)
+sys.exit(1)
+PY
 }
 
 pw_healthy() {
