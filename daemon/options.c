@@ -319,7 +319,7 @@ static const struct opt_def *find_opt(const char *name)
 	return NULL;
 }
 
-/* One key of a [rule.NAME] section: enabled, for, resolve, threshold, critical, sigmas. */
+/* One key of a [rule.NAME] section: enabled, for, resolve, adopt, threshold, critical, sigmas. */
 static int apply_rule(struct pw_options *o, const char *rule, const char *key, const char *value, char *why,
                       size_t n)
 {
@@ -342,13 +342,19 @@ static int apply_rule(struct pw_options *o, const char *rule, const char *key, c
 		*(is_for ? &o->rule_for_set : &o->rule_resolve_set) |= 1u << name;
 		return 0;
 	}
+	if (strcmp(key, "adopt") == 0) {
+		if (pw_parse_duration(value, &rc->adopt_ns) < 0)
+			return snprintf(why, n, "invalid duration '%s' (want e.g. 2m, 5m)", value), -EINVAL;
+		return 0;
+	}
 	double *field = strcmp(key, "threshold") == 0  ? &rc->threshold
 	                : strcmp(key, "critical") == 0 ? &rc->critical
 	                : strcmp(key, "sigmas") == 0   ? &rc->sigmas
 	                                               : NULL;
 	if (!field)
 		return snprintf(why, n,
-		                "unknown key '%s' (want enabled, for, resolve, threshold, critical, sigmas)",
+		                "unknown key '%s' (want enabled, for, resolve, adopt, threshold, critical, "
+		                "sigmas)",
 		                key),
 		       -EINVAL;
 	errno = 0;

@@ -106,6 +106,12 @@ struct pw_ev_interrupt_time {
 		uint32_t type;
 		float rate, baseline;
 	} softirqs[PW_EV_SOFTIRQS];
+	/* Why the time counts: per-event cost against the baseline (us per hard or soft interrupt on
+	 * the CPU judged), and the events added over their baselines. traffic: the added events explain
+	 * the time at a plausible cost, so only its size fired the rule. */
+	float cost_us, cost_baseline_us, added_events;
+	bool traffic;
+	bool time_estimated; /* no CONFIG_IRQ_TIME_ACCOUNTING (no /proc/pressure/irq): tick-sampled */
 	/* Probed: /proc/irq/N/smp_affinity_list of lines[i] ("" unknown, e.g. arch lines like LOC). */
 	char affinity[PW_EV_LINES][PW_EV_AFFINITY_MAX];
 	struct pw_ev_processes processes; /* by user + system: how little of the time they explain */
@@ -147,6 +153,9 @@ struct pw_ev_memory {
 	float iowait, iowait_baseline; /* host shares */
 	uint64_t mem_total_kb, mem_available_kb, mem_free_kb, cached_kb, swap_total_kb, swap_free_kb;
 	uint32_t psi_memory_some, psi_io_some; /* avg10, hundredths of a percent; UINT32_MAX unknown */
+	float psi_memory_stall,
+	        psi_io_stall; /* percent of the last interval some task stalled; NAN unknown */
+	float psi_memory_baseline, psi_io_baseline;
 	uint32_t procs_blocked;
 	struct pw_ev_disks disks; /* probed */
 };
@@ -156,7 +165,8 @@ struct pw_ev_system_time {
 	float host_system, host_user, system_baseline;
 	float ctxt_rate, ctxt_baseline;
 	float run_queue, run_queue_baseline;
-	uint32_t ncpus; /* CPUs where system time dominates, busiest first */
+	float kernel_mix_required; /* the kernel's share of busy time a CPU needed (sys / (sys + user)) */
+	uint32_t ncpus;            /* CPUs where system time dominates, busiest first */
 	struct {
 		uint32_t cpu;
 		float system, user;

@@ -38,3 +38,13 @@ double pw_baseline_score(const struct pw_baseline *b, double x, double floor)
 		return 0;
 	return (x - b->mean) / pw_baseline_spread(b, floor);
 }
+
+void pw_baseline_update_clipped(struct pw_baseline *b, double x, double dt_s, double half_life_s,
+                                double floor, double clip)
+{
+	if (isfinite(x) && b->learned_s > 0) {
+		double reach = clip * pw_baseline_spread(b, floor);
+		x = fmin(fmax(x, b->mean - reach), b->mean + reach);
+	}
+	pw_baseline_update(b, x, dt_s, half_life_s);
+}

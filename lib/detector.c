@@ -108,6 +108,9 @@ void pw_detector_config_defaults(struct pw_detector_config *c, int64_t alert_for
 		c->rules[i].critical = table[i][1];
 		c->rules[i].sigmas = table[i][2];
 	}
+	/* Interrupts that fell and stayed down are a workload that ended, not a pause (incident 3 is
+	 * seconds long): after two minutes the new level is normal. */
+	c->rules[PW_ALERT_INTERRUPT_RATE_DROP].adopt_ns = 120 * (int64_t)NS_PER_S;
 }
 
 struct pw_detector *pw_detector_new(const struct pw_detector_config *config, uint32_t cpu_cap,
@@ -123,8 +126,9 @@ struct pw_detector *pw_detector_new(const struct pw_detector_config *config, uin
 	d->cpu_irq = calloc(cpu_cap, sizeof(*d->cpu_irq));
 	d->cpu_system = calloc(cpu_cap, sizeof(*d->cpu_system));
 	d->cpu_irq_cost = calloc(cpu_cap, sizeof(*d->cpu_irq_cost));
+	d->cpu_events = calloc((size_t)cpu_cap * PW_CPU_EVENT_KINDS, sizeof(*d->cpu_events));
 	d->lines = calloc(line_cap, sizeof(*d->lines));
-	if (!d->cpu_irq || !d->cpu_system || !d->cpu_irq_cost || !d->lines) {
+	if (!d->cpu_irq || !d->cpu_system || !d->cpu_irq_cost || !d->cpu_events || !d->lines) {
 		pw_detector_free(d);
 		return NULL;
 	}
@@ -138,6 +142,7 @@ void pw_detector_free(struct pw_detector *d)
 	free(d->cpu_irq);
 	free(d->cpu_system);
 	free(d->cpu_irq_cost);
+	free(d->cpu_events);
 	free(d->lines);
 	free(d);
 }
@@ -157,12 +162,33 @@ static double rate_or_nan(const struct pw_sample *s, float value)
 	return (s->derived.valid & PW_DERIVED_RATES) ? (double)value : NAN;
 }
 
-static double psi_or_nan(const struct pw_sample *s, enum pw_psi_resource r)
+static bool psi_has(const struct pw_sample *s, enum pw_psi_resource r)
 {
-	return (s->psi_present >> r & 1u) && s->psi[r].some.present ? s->psi[r].some.avg10 / 100.0 : NAN;
+	return (s->psi_present >> r & 1u) && s->psi[r].some.present;
 }
 
-static void read_figures(const struct pw_sample *s, struct pw_now *now)
+/* Percent of the interval some task stalled on r, from the stall totals (avg10 would lag a sudden
+ * stall by ten seconds); avg10 for the first reading. NAN without PSI. */
+static double psi_stall(struct pw_detector *d, const struct pw_sample *s, enum pw_psi_resource r)
+{
+	double pct = NAN;
+
+	if (!psi_has(s, r)) {
+		d->psi_seen &= ~(1u << r);
+		return NAN;
+	}
+	uint64_t total = s->psi[r].some.total_us;
+	int64_t dt_ns = s->mono_ns - d->psi_mono_ns;
+	if ((d->psi_seen >> r & 1u) && d->psi_mono_ns && dt_ns > 0 && total >= d->psi_total_us[r])
+		pct = fmin(100.0, (double)(total - d->psi_total_us[r]) * 1e5 / (double)dt_ns);
+	else
+		pct = s->psi[r].some.avg10 / 100.0;
+	d->psi_total_us[r] = total;
+	d->psi_seen |= 1u << r;
+	return pct;
+}
+
+static void read_figures(struct pw_detector *d, const struct pw_sample *s, struct pw_now *now)
 {
 	const float *share = s->derived.share;
 	const struct pw_cpu_sample *cpus = pw_sample_cpus_const(s);
@@ -183,9 +209,12 @@ static void read_figures(const struct pw_sample *s, struct pw_now *now)
 	h[PW_SIG_SWAP_IN] = rate_or_nan(s, s->derived.vm_rate[PW_VM_PSWPIN]);
 	h[PW_SIG_SWAP_OUT] = rate_or_nan(s, s->derived.vm_rate[PW_VM_PSWPOUT]);
 	h[PW_SIG_MAJOR_FAULTS] = rate_or_nan(s, s->derived.vm_rate[PW_VM_PGMAJFAULT]);
-	h[PW_SIG_PSI_CPU] = psi_or_nan(s, PW_PSI_CPU);
-	h[PW_SIG_PSI_MEMORY] = psi_or_nan(s, PW_PSI_MEMORY);
-	h[PW_SIG_PSI_IO] = psi_or_nan(s, PW_PSI_IO);
+	h[PW_SIG_PSI_CPU] = psi_stall(d, s, PW_PSI_CPU);
+	h[PW_SIG_PSI_MEMORY] = psi_stall(d, s, PW_PSI_MEMORY);
+	h[PW_SIG_PSI_IO] = psi_stall(d, s, PW_PSI_IO);
+	d->psi_mono_ns = s->mono_ns;
+	now->psi_any = s->psi_present != 0;
+	now->psi_irq = (s->psi_present >> PW_PSI_IRQ & 1u) != 0;
 	now->online_cpus = 0;
 	for (uint32_t id = 0; id < s->ncpu && id < s->cpu_cap; id++)
 		now->online_cpus += cpus[id].online && cpus[id].times.present;
@@ -200,6 +229,17 @@ static bool rule_active(const struct pw_detector *d, enum pw_alert_name name)
 
 	return a->state != PW_ALERT_INACTIVE &&
 	       (double)(d->last_mono_ns - a->started_mono_ns) / NS_PER_S < d->config.half_life_s / 2;
+}
+
+/* A rule with an adopt time whose alert has been active that long: the level it alerts on lasted,
+ * so it is the host's new normal (a batch job that ended for good), not a pause. */
+static bool adopt_due(const struct pw_detector *d, enum pw_alert_name name)
+{
+	const struct pw_alert *a = &d->rules[name].alert;
+	int64_t adopt_ns = d->config.rules[name].adopt_ns;
+
+	return adopt_ns > 0 && a->state != PW_ALERT_INACTIVE &&
+	       d->last_mono_ns - a->started_mono_ns >= adopt_ns;
 }
 
 const struct pw_line_baseline *pw_detector_line(const struct pw_detector *d, uint32_t index, const char *irq)
@@ -230,50 +270,115 @@ static struct pw_line_baseline *line_slot(struct pw_detector *d, uint32_t index,
 	return NULL;
 }
 
+/* Past the warmup a baseline learns through a clip (baseline.h), so what no rule holds back still
+ * takes minutes, not seconds, to become normal. */
+static void learn_one(const struct pw_detector *d, struct pw_baseline *b, double x, double dt, double floor)
+{
+	if (pw_detector_warm(d))
+		pw_baseline_update_clipped(b, x, dt, d->config.half_life_s, floor, PW_BASELINE_CLIP);
+	else
+		pw_baseline_update(b, x, dt, d->config.half_life_s);
+}
+
+static double rate_floor(const struct pw_baseline *b)
+{
+	return pw_rate_spread_floor(b);
+}
+
 static void learn_cpus(struct pw_detector *d, const struct pw_sample *s, double dt)
 {
 	const struct pw_cpu_sample *cpus = pw_sample_cpus_const(s);
-	double hl = d->config.half_life_s;
 	bool irq_frozen = rule_active(d, PW_ALERT_INTERRUPT_TIME_HIGH);
 	bool sys_frozen = rule_active(d, PW_ALERT_SYSTEM_TIME_HIGH);
 
 	for (uint32_t id = 0; id < s->cpu_cap && id < d->cpu_cap; id++) {
-		const float *share = cpus[id].share;
-		if (!(cpus[id].derived_valid & PW_DERIVED_SHARES))
+		const struct pw_cpu_sample *c = &cpus[id];
+		if (!(c->derived_valid & PW_DERIVED_SHARES))
 			continue;
-		if (!irq_frozen)
-			pw_baseline_update(&d->cpu_irq[id], share[PW_MODE_IRQ] + share[PW_MODE_SOFTIRQ], dt,
-			                   hl);
-		if (!irq_frozen)
-			pw_baseline_update(&d->cpu_irq_cost[id], pw_cpu_irq_cost(&cpus[id]), dt, hl);
+		if (!irq_frozen) {
+			learn_one(d, &d->cpu_irq[id], c->share[PW_MODE_IRQ] + c->share[PW_MODE_SOFTIRQ], dt,
+			          PW_SHARE_SPREAD_FLOOR);
+			pw_baseline_update(&d->cpu_irq_cost[id], pw_cpu_irq_cost(c), dt,
+			                   d->config.half_life_s);
+			for (int k = 0; k < PW_CPU_EVENT_KINDS; k++) {
+				struct pw_baseline *b = pw_cpu_event_baseline(d, id, k);
+				learn_one(d, b, pw_cpu_event_rate(c, k), dt, rate_floor(b));
+			}
+		}
 		if (!sys_frozen)
-			pw_baseline_update(&d->cpu_system[id], share[PW_MODE_SYSTEM], dt, hl);
+			learn_one(d, &d->cpu_system[id], c->share[PW_MODE_SYSTEM], dt, PW_SHARE_SPREAD_FLOOR);
 	}
 }
+
+static double signal_floor(enum pw_signal sig, const struct pw_baseline *b)
+{
+	switch (sig) {
+	case PW_SIG_USER:
+	case PW_SIG_SYSTEM:
+	case PW_SIG_IOWAIT:
+	case PW_SIG_IRQ:
+	case PW_SIG_STEAL:
+		return PW_SHARE_SPREAD_FLOOR;
+	case PW_SIG_PSI_CPU:
+	case PW_SIG_PSI_MEMORY:
+	case PW_SIG_PSI_IO:
+		return 1.0; /* one percent of the time */
+	default:
+		return rate_floor(b);
+	}
+}
+
+/* A drop that lasted its adopt time: the short-memory baselines become the normal, so the alert
+ * resolves and the new level is compared with from now on. */
+static void adopt_rates(struct pw_detector *d)
+{
+	if (pw_baseline_learned(&d->recent_intr, 1))
+		d->host[PW_SIG_INTR_RATE].mean = d->recent_intr.mean,
+		d->host[PW_SIG_INTR_RATE].var = d->recent_intr.var;
+	for (uint32_t i = 0; i < d->line_cap; i++) {
+		struct pw_line_baseline *l = &d->lines[i];
+		if (l->used && pw_baseline_learned(&l->recent, 1)) {
+			l->rate.mean = l->recent.mean;
+			l->rate.var = l->recent.var;
+		}
+	}
+}
+
+/* How long the short-memory rate baselines remember: a drop is adopted at the level of about the
+ * last minute. */
+#define RECENT_HALF_LIFE_S 20.0
 
 static void learn(struct pw_detector *d, const struct pw_now *now, double dt)
 {
 	const struct pw_sample *s = now->sample;
 	const struct pw_line_sample *lines = pw_sample_lines_const(s);
 	double hl = d->config.half_life_s;
+	bool lines_frozen =
+	        rule_active(d, PW_ALERT_INTERRUPT_RATE_DROP) || rule_active(d, PW_ALERT_INTERRUPT_TIME_HIGH);
 
 	for (int sig = 0; sig < PW_SIG_COUNT; sig++)
 		if (!rule_active(d, signal_owner[sig]))
-			pw_baseline_update(&d->host[sig], now->host[sig], dt, hl);
+			learn_one(d, &d->host[sig], now->host[sig], dt,
+			          signal_floor((enum pw_signal)sig, &d->host[sig]));
 	if (!rule_active(d, PW_ALERT_INTERRUPT_TIME_HIGH) && (s->derived.valid & PW_DERIVED_RATES))
 		for (int t = 0; t < PW_SOFTIRQ_COUNT; t++)
-			pw_baseline_update(&d->softirq[t], s->derived.softirq_rate[t], dt, hl);
+			learn_one(d, &d->softirq[t], s->derived.softirq_rate[t], dt,
+			          rate_floor(&d->softirq[t]));
 	if (!rule_active(d, PW_ALERT_INTERRUPT_TIME_HIGH))
 		pw_baseline_update(&d->host_irq_cost, pw_host_irq_cost(now), dt, hl);
 	learn_cpus(d, s, dt);
-	if (rule_active(d, PW_ALERT_INTERRUPT_RATE_DROP) || rule_active(d, PW_ALERT_INTERRUPT_TIME_HIGH))
-		return;
+	pw_baseline_update(&d->recent_intr, now->host[PW_SIG_INTR_RATE], dt, RECENT_HALF_LIFE_S);
 	for (uint32_t i = 0; i < s->nlines && i < s->line_cap; i++) {
 		struct pw_line_baseline *slot =
 		        isfinite(lines[i].rate) ? line_slot(d, i, lines[i].line.irq) : NULL;
-		if (slot)
-			pw_baseline_update(&slot->rate, lines[i].rate, dt, hl);
+		if (!slot)
+			continue;
+		pw_baseline_update(&slot->recent, lines[i].rate, dt, RECENT_HALF_LIFE_S);
+		if (!lines_frozen)
+			learn_one(d, &slot->rate, lines[i].rate, dt, rate_floor(&slot->rate));
 	}
+	if (adopt_due(d, PW_ALERT_INTERRUPT_RATE_DROP))
+		adopt_rates(d);
 }
 
 static void emit(struct pw_alert_event *events, size_t cap, size_t *n, const struct pw_alert *alert,
@@ -370,7 +475,7 @@ size_t pw_detector_observe(struct pw_detector *d, const struct pw_sample *s, str
 		d->first_mono_ns = s->mono_ns;
 	d->last_mono_ns = s->mono_ns;
 	d->last_real_ns = s->real_ns;
-	read_figures(s, &now);
+	read_figures(d, s, &now);
 	for (int name = 0; name < PW_ALERT_COUNT; name++) {
 		enum pw_verdict verdict =
 		        d->config.rules[name].enabled
@@ -378,6 +483,10 @@ size_t pw_detector_observe(struct pw_detector *d, const struct pw_sample *s, str
 		                : PW_VERDICT_CLEAR;
 		step(d, (enum pw_alert_name)name, verdict, &candidate, s, events, cap, &n);
 	}
+	if (pw_detector_warm(d))
+		pw_detector_find_deviations(d, &now);
+	else
+		d->ndeviations = 0;
 	/* Learn after judging: the sample is compared with what came before it. */
 	learn(d, &now, dt);
 	return n;
@@ -406,4 +515,7 @@ void pw_detector_snapshot(const struct pw_detector *d, struct pw_detector_view *
 	ret->nalerts = (uint32_t)pw_detector_active(d, ret->alerts, PW_ALERT_COUNT);
 	memcpy(ret->baselines, d->host, sizeof(ret->baselines));
 	memcpy(ret->rules, d->config.rules, sizeof(ret->rules));
+	ret->ndeviations = d->ndeviations;
+	memcpy(ret->deviations, d->deviations, sizeof(ret->deviations));
+	ret->irq_time_estimated = d->irq_time_estimated;
 }

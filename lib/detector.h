@@ -18,6 +18,7 @@ struct pw_rule_config {
 	bool enabled;
 	int64_t for_ns;     /* pending time before firing */
 	int64_t resolve_ns; /* the condition must stay clear this long before the alert resolves */
+	int64_t adopt_ns;   /* active this long, the level it alerts on becomes the baseline; 0 never */
 	double threshold;   /* practical significance, in the rule's unit (docs/detection.md) */
 	double critical;    /* the same figure from which severity is critical */
 	double sigmas;      /* how unusual against the baseline (spreads); 0 for absolute rules */
@@ -80,6 +81,26 @@ struct pw_baseline pw_detector_baseline(const struct pw_detector *detector, enum
 /* True once the baselines have learned for the warmup time. */
 bool pw_detector_warm(const struct pw_detector *detector);
 
+/* A signal far from its baseline, whether or not a rule fires on it: what the diagnosis names. */
+#define PW_DEVIATIONS_MAX 8
+enum pw_deviation_unit {
+	PW_UNIT_SHARE,   /* fraction of all CPUs' time (or of one CPU's, when cpu >= 0) */
+	PW_UNIT_RATE,    /* per second */
+	PW_UNIT_PERCENT, /* PSI: percent of wall time some task stalled */
+	PW_UNIT_TASKS,   /* run queue */
+};
+
+struct pw_deviation {
+	char what[64]; /* "system time", "NET_RX softirqs", "interrupts on irq 24 (virtio0)" */
+	int32_t cpu;   /* the CPU a per-CPU figure is of; -1 host-wide */
+	enum pw_deviation_unit unit;
+	double value, baseline, spread;
+	double score;      /* spreads from the baseline, signed */
+	double rank;       /* how unusual times how large; the list is sorted by it, highest first */
+	char evidence[96]; /* filled by the daemon's probes ("most system time: dd (pid 42) 61% of a CPU") */
+	enum pw_signal signal; /* the host signal, or PW_SIG_COUNT for per-CPU, softirq and line figures */
+};
+
 /* What readers see of the detector: a plain snapshot, published by the detector's thread. */
 struct pw_detector_view {
 	uint64_t samples_seen;   /* samples observed so far */
@@ -90,6 +111,9 @@ struct pw_detector_view {
 	struct pw_alert alerts[PW_ALERT_COUNT];
 	struct pw_baseline baselines[PW_SIG_COUNT];
 	struct pw_rule_config rules[PW_ALERT_COUNT]; /* the settings in effect (a reload changes them) */
+	uint32_t ndeviations; /* signals far from their baselines in the newest sample, most unusual first */
+	struct pw_deviation deviations[PW_DEVIATIONS_MAX];
+	bool irq_time_estimated; /* no /proc/pressure/irq: handler time is sampled by timer ticks */
 };
 
 /* Fill ret from the detector's current state (samples_* are the caller's to set). */

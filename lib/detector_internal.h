@@ -12,9 +12,18 @@
 #define PW_RATE_SPREAD_FLOOR 1.0   /* one event per second */
 #define PW_RATE_SPREAD_REL 0.05    /* or 5% of the mean rate */
 
+/* Past the warmup, an observation moves a baseline by at most this many spreads (baseline.h). */
+#define PW_BASELINE_CLIP 3.0
+
+/* Events a CPU's handler time can be charged to, as far as the kernel counts them per CPU: its
+ * hardware interrupts (one kind: /proc/interrupts gives no time per line), then each softirq type. */
+#define PW_CPU_EVENT_KINDS (1 + PW_SOFTIRQ_COUNT)
+#define PW_KIND_HARDIRQ 0
+
 struct pw_line_baseline {
 	char irq[PW_IRQ_NAME_MAX];
 	struct pw_baseline rate;
+	struct pw_baseline recent; /* the last minute or so, learning even while frozen: a lasting drop */
 	bool used;
 };
 
@@ -28,6 +37,8 @@ struct pw_now {
 	const struct pw_sample *sample;
 	double host[PW_SIG_COUNT];
 	uint32_t online_cpus;
+	bool psi_irq; /* /proc/pressure/irq exists: handler time is measured, not sampled by ticks */
+	bool psi_any; /* some /proc/pressure file exists (without it the kernel's accounting is unknown) */
 };
 
 struct pw_detector {
@@ -38,7 +49,15 @@ struct pw_detector {
 	struct pw_baseline *cpu_irq, *cpu_system;     /* [cpu_cap] shares */
 	struct pw_baseline *cpu_irq_cost;             /* [cpu_cap] handler time per event, us */
 	struct pw_baseline host_irq_cost;
-	struct pw_line_baseline *lines; /* [line_cap] */
+	struct pw_baseline *cpu_events;      /* [cpu_cap][PW_CPU_EVENT_KINDS] events per second */
+	struct pw_baseline recent_intr;      /* host interrupts/s, short memory: what a lasting drop adopts */
+	struct pw_line_baseline *lines;      /* [line_cap] */
+	uint64_t psi_total_us[PW_PSI_COUNT]; /* the previous sample's stall totals (some) */
+	int64_t psi_mono_ns;                 /* and when; 0: none yet */
+	uint32_t psi_seen;                   /* bit r: psi_total_us[r] holds a reading */
+	uint32_t ndeviations;
+	struct pw_deviation deviations[PW_DEVIATIONS_MAX];
+	bool irq_time_estimated; /* the newest sample had PSI but no /proc/pressure/irq */
 	int64_t first_mono_ns, last_mono_ns, last_real_ns;
 	int64_t learned_before_ns; /* learning time carried over from a state file (a restart) */
 	struct pw_rule_state rules[PW_ALERT_COUNT];
@@ -83,6 +102,25 @@ static inline double pw_warmup_s(const struct pw_detector *d)
 {
 	return (double)d->config.warmup_ns / 1e9;
 }
+
+/* Events per second of kind k (PW_KIND_HARDIRQ or 1 + softirq type) on a CPU; NAN unknown. */
+static inline double pw_cpu_event_rate(const struct pw_cpu_sample *c, int k)
+{
+	return k == PW_KIND_HARDIRQ ? c->interrupt_rate : c->softirq_rate[k - 1];
+}
+
+static inline struct pw_baseline *pw_cpu_event_baseline(const struct pw_detector *d, uint32_t cpu, int k)
+{
+	return &d->cpu_events[(size_t)cpu * PW_CPU_EVENT_KINDS + (size_t)k];
+}
+
+/* The conditions of MemorySwapping and IoWaitHigh on this sample: other rules defer to them (the
+ * handler time of block completions, the kernel time of page reclaim). */
+bool pw_rule_memory_holds(const struct pw_detector *d, const struct pw_now *now);
+bool pw_rule_io_stall_holds(const struct pw_detector *d, const struct pw_now *now);
+
+/* Fill d->deviations from now: every signal far from its baseline and by enough to matter. */
+void pw_detector_find_deviations(struct pw_detector *d, const struct pw_now *now);
 
 /* The line baseline tracking irq (NULL if none yet). */
 const struct pw_line_baseline *pw_detector_line(const struct pw_detector *d, uint32_t index, const char *irq);

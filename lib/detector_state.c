@@ -3,17 +3,19 @@
  *
  * Format (all integers little-endian; a double is stored as the little-endian u64 of its bits):
  *
- *   header  32 bytes: "PWBL", u32 version (1), u32 cpu_cap, u32 line_cap, u64 payload bytes,
+ *   header  32 bytes: "PWBL", u32 version (2), u32 cpu_cap, u32 line_cap, u64 payload bytes,
  *           u64 FNV-1a-64 over header bytes 0..23 then the payload
  *   payload i64 learned_ns (last - first sample time when saved: what warmup has counted),
  *           baseline host[PW_SIG_COUNT], softirq[PW_SOFTIRQ_COUNT],
  *           cpu_irq[cpu_cap], cpu_system[cpu_cap], cpu_irq_cost[cpu_cap], host_irq_cost,
+ *           cpu_events[cpu_cap][1 + PW_SOFTIRQ_COUNT] (hardirqs, then each softirq type, per second),
  *           line[line_cap] = {char irq[PW_IRQ_NAME_MAX] NUL-padded, baseline, u8 used}
  *   baseline = {double mean, var, learned_s}
  *
- * The payload length must be exactly what the capacities imply, every baseline finite with var and
- * learned_s >= 0, every irq name NUL-terminated: anything else is corrupt. Alert state is not
- * saved: alerts restart inactive, and a still-ongoing incident goes through its pending time again. */
+ * The payload length must be exactly what the capacities imply, learned_ns at most a century, every
+ * baseline finite with var and learned_s >= 0, every irq name NUL-terminated: anything else is corrupt. Alert
+ * state is not saved: alerts restart inactive, and a still-ongoing incident goes through its pending time
+ * again. */
 #include "detector_internal.h"
 
 #include <errno.h>
@@ -21,7 +23,8 @@
 #include <string.h>
 
 #define STATE_MAGIC "PWBL"
-#define STATE_VERSION 1u
+#define STATE_VERSION 2u
+#define LEARNED_MAX_NS (INT64_C(100) * 365 * 24 * 3600 * 1000000000) /* a century */
 #define HEADER_SIZE 32
 #define SUMMED_HEADER 24 /* the header bytes before the checksum */
 #define BASELINE_SIZE 24
@@ -37,7 +40,7 @@ struct header {
 static uint64_t payload_size(uint32_t cpu_cap, uint32_t line_cap)
 {
 	return 8 + (uint64_t)(PW_SIG_COUNT + PW_SOFTIRQ_COUNT + 1) * BASELINE_SIZE +
-	       3 * (uint64_t)cpu_cap * BASELINE_SIZE + (uint64_t)line_cap * LINE_SIZE;
+	       (3 + PW_CPU_EVENT_KINDS) * (uint64_t)cpu_cap * BASELINE_SIZE + (uint64_t)line_cap * LINE_SIZE;
 }
 
 static uint64_t fnv1a(uint64_t h, const unsigned char *p, size_t n)
@@ -127,6 +130,7 @@ int pw_detector_state_save(const struct pw_detector *d, void *buf, size_t len)
 	put_baselines(&o, d->cpu_system, d->cpu_cap);
 	put_baselines(&o, d->cpu_irq_cost, d->cpu_cap);
 	put_baselines(&o, &d->host_irq_cost, 1);
+	put_baselines(&o, d->cpu_events, d->cpu_cap * PW_CPU_EVENT_KINDS);
 	for (uint32_t i = 0; i < d->line_cap; i++)
 		put_line(&o, &d->lines[i]);
 	o.off = SUMMED_HEADER;
@@ -211,7 +215,7 @@ static bool walk(const unsigned char *payload, const struct header *h, struct pw
 	struct in in = {payload, 0};
 	int64_t learned_ns = (int64_t)get_u64(&in);
 	uint32_t cpus = d ? d->cpu_cap : 0;
-	bool ok = learned_ns >= 0;
+	bool ok = learned_ns >= 0 && learned_ns <= LEARNED_MAX_NS;
 
 	ok = take(&in, d ? d->host : NULL, PW_SIG_COUNT, PW_SIG_COUNT) && ok;
 	ok = take(&in, d ? d->softirq : NULL, PW_SOFTIRQ_COUNT, PW_SOFTIRQ_COUNT) && ok;
@@ -219,6 +223,12 @@ static bool walk(const unsigned char *payload, const struct header *h, struct pw
 	ok = take(&in, d ? d->cpu_system : NULL, h->cpu_cap, cpus) && ok;
 	ok = take(&in, d ? d->cpu_irq_cost : NULL, h->cpu_cap, cpus) && ok;
 	ok = take(&in, d ? &d->host_irq_cost : NULL, 1, 1) && ok;
+	for (uint32_t i = 0; i < h->cpu_cap; i++)
+		ok = take(&in, d && i < cpus ? pw_cpu_event_baseline(d, i, 0) : NULL, PW_CPU_EVENT_KINDS,
+		          PW_CPU_EVENT_KINDS) &&
+		     ok;
+	for (uint32_t i = h->cpu_cap; d && i < cpus; i++)
+		memset(pw_cpu_event_baseline(d, i, 0), 0, PW_CPU_EVENT_KINDS * sizeof(struct pw_baseline));
 	for (uint32_t i = 0; i < h->line_cap; i++)
 		ok = take_line(&in, d && i < d->line_cap ? &d->lines[i] : NULL) && ok;
 	if (!d)

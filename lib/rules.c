@@ -130,53 +130,156 @@ static void irq_softirqs(const struct pw_detector *d, const struct pw_sample *s,
 	}
 }
 
-/* Handler time not explained by more events: the time per event grew well past its baseline
- * (a NIC that got busier raises the time and the count together; a slow driver only the time). With
- * the event rates unknown, the shares alone decide. */
+/* Handler time is charged to a kind of event only as far as the kernel counts it: per CPU, its
+ * hardware interrupts and each softirq type (no time per kind). A rise in handler time is explained
+ * by traffic when the events added over their baselines account for it at a plausible cost each:
+ * twice the CPU's learned cost per event, and never less than IRQ_PLAUSIBLE_COST_US, since a change
+ * in the mix (disk completions instead of timer ticks, loopback packets with no hardware interrupt)
+ * raises the average cost without any handler getting slower. More time than that per added event,
+ * or more time at the same events, is a cost rise: a slow driver (incident 1), a costlier path per
+ * packet (thousands of netfilter rules). */
 #define IRQ_COST_GROWTH 2.0
+#define IRQ_PLAUSIBLE_COST_US 100.0
+/* Handler time that traffic explains fires only from half a CPU: past that, one CPU serving a queue
+ * has less time for everything else than its handlers take, and is on the way to receive livelock;
+ * below it the diagnosis names the traffic. */
+#define IRQ_TRAFFIC_SHARE 0.5
 
-static bool unexplained(const struct pw_detector *d, const struct pw_baseline *cost_base, double cost)
+struct irq_verdict {
+	double value;      /* the handler share judged (of the CPU, or of the host) */
+	double added_time; /* share of a CPU (host: CPUs) above the baseline */
+	double added_events, added_block;
+	double cost_us, cost_baseline_us;
+	bool traffic;
+};
+
+/* Events above their baselines on one CPU, and how many of them are block completions. */
+static void cpu_added_events(const struct pw_detector *d, uint32_t id, const struct pw_cpu_sample *c,
+                             struct irq_verdict *v)
 {
-	if (!isfinite(cost) || !pw_baseline_learned(cost_base, pw_warmup_s(d)))
-		return true;
-	return cost >= IRQ_COST_GROWTH * cost_base->mean;
+	for (int k = 0; k < PW_CPU_EVENT_KINDS; k++) {
+		const struct pw_baseline *b = pw_cpu_event_baseline(d, id, k);
+		double rate = pw_cpu_event_rate(c, k);
+		if (!isfinite(rate))
+			continue;
+		double added = b->learned_s > 0 ? rate - b->mean : rate;
+		if (added <= 0)
+			continue;
+		v->added_events += added;
+		if (k == 1 + PW_SOFTIRQ_BLOCK)
+			v->added_block += added;
+	}
 }
 
-/* The CPU whose handler time is most unusual and significant; host when none is. Returns the CPU
- * id, -1 for the host, -2 when the condition does not hold. */
+static void host_added_events(const struct pw_detector *d, const struct pw_now *now, struct irq_verdict *v)
+{
+	const struct pw_host_derived *hd = &now->sample->derived;
+	double intr = now->host[PW_SIG_INTR_RATE] - d->host[PW_SIG_INTR_RATE].mean;
+
+	if (isfinite(intr) && intr > 0)
+		v->added_events += intr;
+	if (!(hd->valid & PW_DERIVED_RATES))
+		return;
+	for (int t = 0; t < PW_SOFTIRQ_COUNT; t++) {
+		double added = hd->softirq_rate[t] - d->softirq[t].mean;
+		if (!isfinite(added) || added <= 0)
+			continue;
+		v->added_events += added;
+		if (t == PW_SOFTIRQ_BLOCK)
+			v->added_block += added;
+	}
+}
+
+/* Whether handler time the added events explain, judged as traffic, fires: only when it is large,
+ * and never for block completions while the host is I/O- or memory-bound (IoWaitHigh and
+ * MemorySwapping carry them). */
+static bool traffic_fires(const struct irq_verdict *v, double cpus, bool io_bound)
+{
+	bool block = v->added_block * 2 >= v->added_events;
+
+	return v->value * cpus >= IRQ_TRAFFIC_SHARE && !(io_bound && (block || v->added_block > 0));
+}
+
+static void classify(struct irq_verdict *v, const struct pw_baseline *cost_base, double cost_us,
+                     double warmup_s)
+{
+	bool learned = pw_baseline_learned(cost_base, warmup_s) && isfinite(cost_base->mean);
+	double plausible = fmax(learned ? IRQ_COST_GROWTH * cost_base->mean : 0, IRQ_PLAUSIBLE_COST_US);
+
+	v->cost_us = cost_us;
+	v->cost_baseline_us = learned ? cost_base->mean : NAN;
+	v->traffic = v->added_time <= v->added_events * plausible * 1e-6;
+}
+
+/* The CPU whose handler time is most unusual and significant and not explained away; the host when
+ * none is (and per-CPU shares are missing). Returns the CPU id, -1 for the host, -2 when the
+ * condition does not hold. */
 static int irq_where(const struct pw_detector *d, const struct pw_now *now, const struct pw_rule_config *rc,
-                     double *ret_value, const struct pw_baseline **ret_base)
+                     struct irq_verdict *ret, const struct pw_baseline **ret_base)
 {
 	const struct pw_sample *s = now->sample;
 	const struct pw_cpu_sample *cpus = pw_sample_cpus_const(s);
+	bool io_bound = pw_rule_io_stall_holds(d, now) || pw_rule_memory_holds(d, now);
+	bool per_cpu = false;
 	int where = -2;
-	double best = 0;
 
 	for (uint32_t id = 0; id < s->ncpu && id < s->cpu_cap && id < d->cpu_cap; id++) {
-		double irq = cpus[id].share[PW_MODE_IRQ] + cpus[id].share[PW_MODE_SOFTIRQ];
-		if ((cpus[id].derived_valid & PW_DERIVED_SHARES) &&
-		    high(d, &d->cpu_irq[id], irq, rc->threshold, rc->sigmas, PW_SHARE_SPREAD_FLOOR) &&
-		    unexplained(d, &d->cpu_irq_cost[id], pw_cpu_irq_cost(&cpus[id])) && irq > best) {
-			best = irq;
-			where = (int)id;
-			*ret_base = &d->cpu_irq[id];
+		const struct pw_cpu_sample *c = &cpus[id];
+		double irq = c->share[PW_MODE_IRQ] + c->share[PW_MODE_SOFTIRQ];
+		if (!(c->derived_valid & PW_DERIVED_SHARES))
+			continue;
+		per_cpu = true;
+		if (!high(d, &d->cpu_irq[id], irq, rc->threshold, rc->sigmas, PW_SHARE_SPREAD_FLOOR) ||
+		    (where >= -1 && irq <= ret->value))
+			continue;
+		struct irq_verdict v = {.value = irq, .added_time = irq - d->cpu_irq[id].mean};
+		cpu_added_events(d, id, c, &v);
+		classify(&v, &d->cpu_irq_cost[id], pw_cpu_irq_cost(c), pw_warmup_s(d));
+		if (v.traffic && !traffic_fires(&v, 1, io_bound))
+			continue;
+		*ret = v;
+		where = (int)id;
+		*ret_base = &d->cpu_irq[id];
+	}
+	if (where == -2 && !per_cpu &&
+	    high(d, &d->host[PW_SIG_IRQ], now->host[PW_SIG_IRQ], rc->threshold, rc->sigmas,
+	         PW_SHARE_SPREAD_FLOOR)) {
+		double cpus_n = now->online_cpus ? now->online_cpus : 1;
+		struct irq_verdict v = {.value = now->host[PW_SIG_IRQ],
+		                        .added_time =
+		                                (now->host[PW_SIG_IRQ] - d->host[PW_SIG_IRQ].mean) * cpus_n};
+		host_added_events(d, now, &v);
+		classify(&v, &d->host_irq_cost, pw_host_irq_cost(now), pw_warmup_s(d));
+		if (!v.traffic || traffic_fires(&v, cpus_n, io_bound)) {
+			*ret = v;
+			where = -1;
+			*ret_base = &d->host[PW_SIG_IRQ];
 		}
 	}
-	if (where == -2 &&
-	    high(d, &d->host[PW_SIG_IRQ], now->host[PW_SIG_IRQ], rc->threshold, rc->sigmas,
-	         PW_SHARE_SPREAD_FLOOR) &&
-	    unexplained(d, &d->host_irq_cost, pw_host_irq_cost(now))) {
-		best = now->host[PW_SIG_IRQ];
-		where = -1;
-		*ret_base = &d->host[PW_SIG_IRQ];
-	}
-	*ret_value = best;
 	return where;
 }
 
 static void irq_words(struct pw_alert *a, const struct pw_ev_interrupt_time *ev)
 {
-	char top[160] = "";
+	char top[160] = "", cause[200], estimate[160] = "";
+
+	if (ev->traffic)
+		snprintf(cause, sizeof(cause),
+		         " The time grew with traffic (%.0f events/s above normal at a plausible cost each), "
+		         "but it takes a real part of a CPU.",
+		         ev->added_events);
+	else if (isfinite(ev->cost_baseline_us))
+		snprintf(cause, sizeof(cause),
+		         " Each interrupt costs %.1f us of handler time against %.1f us normally: the "
+		         "handlers "
+		         "got slower, not busier.",
+		         ev->cost_us, ev->cost_baseline_us);
+	else
+		snprintf(cause, sizeof(cause), " More events do not explain it.");
+	if (ev->time_estimated)
+		snprintf(estimate, sizeof(estimate),
+		         " (Estimate: this kernel samples handler time by timer ticks, no "
+		         "CONFIG_IRQ_TIME_ACCOUNTING.)");
 
 	if (ev->nsoftirqs > 0 && ev->softirqs[0].rate > ev->softirqs[0].baseline)
 		snprintf(top, sizeof(top),
@@ -190,12 +293,10 @@ static void irq_words(struct pw_alert *a, const struct pw_ev_interrupt_time *ev)
 	         "Time in hard and soft interrupt handlers on %s is %.1f%% against a baseline of %.1f%% +- "
 	         "%.1f%%; "
 	         "host-wide hardirq %.1f%%, softirq %.1f%%. The host takes %.0f interrupts/s against %.0f/s "
-	         "normally, so look at the time per interrupt, not the count.%s This CPU time is charged to "
-	         "no "
-	         "process: look at the drivers behind the busiest lines and softirqs in the evidence "
-	         "(power management, NIC, storage).",
+	         "normally.%s%s This CPU time is charged to no process: look at the drivers behind the "
+	         "busiest lines and softirqs in the evidence (power management, NIC, storage).%s",
 	         a->scope, PCT(a->value), PCT(a->baseline), PCT(a->spread), PCT(ev->host_irq),
-	         PCT(ev->host_softirq), ev->intr_rate, ev->intr_baseline, top);
+	         PCT(ev->host_softirq), ev->intr_rate, ev->intr_baseline, cause, top, estimate);
 }
 
 static bool interrupt_time_high(const struct pw_detector *d, const struct pw_now *now,
@@ -203,14 +304,15 @@ static bool interrupt_time_high(const struct pw_detector *d, const struct pw_now
 {
 	const struct pw_sample *s = now->sample;
 	const struct pw_baseline *base = NULL;
-	double value;
+	struct irq_verdict v = {0};
 	char scope[32];
 
 	if (!pw_detector_warm(d))
 		return false;
-	int where = irq_where(d, now, rc, &value, &base);
+	int where = irq_where(d, now, rc, &v, &base);
 	if (where == -2)
 		return false;
+	double value = v.value;
 	struct pw_ev_interrupt_time *ev = &a->evidence.interrupt_time;
 	memset(ev, 0, sizeof(*ev));
 	ev->host_irq = s->derived.share[PW_MODE_IRQ];
@@ -221,6 +323,11 @@ static bool interrupt_time_high(const struct pw_detector *d, const struct pw_now
 	irq_cpus(d, s, ev, rc->threshold);
 	irq_lines(d, s, ev->lines, &ev->nlines);
 	irq_softirqs(d, s, ev);
+	ev->cost_us = (float)v.cost_us;
+	ev->cost_baseline_us = (float)v.cost_baseline_us;
+	ev->added_events = (float)v.added_events;
+	ev->traffic = v.traffic;
+	ev->time_estimated = now->psi_any && !now->psi_irq;
 	headline_share_above(a, value, base, rc->critical);
 	if (where >= 0)
 		snprintf(scope, sizeof(scope), "cpu%d", where);
@@ -453,6 +560,10 @@ static void memory_evidence(const struct pw_detector *d, const struct pw_now *no
 	ev->swap_free_kb = mem_kb(s, PW_MEM_SWAP_FREE);
 	ev->psi_memory_some = psi_some(s, PW_PSI_MEMORY);
 	ev->psi_io_some = psi_some(s, PW_PSI_IO);
+	ev->psi_memory_stall = (float)now->host[PW_SIG_PSI_MEMORY];
+	ev->psi_io_stall = (float)now->host[PW_SIG_PSI_IO];
+	ev->psi_memory_baseline = (float)d->host[PW_SIG_PSI_MEMORY].mean;
+	ev->psi_io_baseline = (float)d->host[PW_SIG_PSI_IO].mean;
 	ev->procs_blocked = (uint32_t)s->stat.procs_blocked;
 }
 
@@ -475,81 +586,209 @@ static void memory_words(struct pw_alert *a, const struct pw_ev_memory *ev, cons
 	         ev->swap_total_kb / 1024.0);
 }
 
+/* PSI (percent of the interval some task stalled) judged beside the CPU-time figures: iowait counts
+ * only idle CPUs, so a busy host (a niced batch job on every CPU) hides a stalled disk from it; PSI
+ * io does not. PSI memory shows reclaim and refault stalls that the swap counters miss. */
+#define PSI_IO_THRESHOLD 15.0 /* percent: some task waited on I/O that share of the interval */
+#define PSI_IO_CRITICAL 50.0
+#define PSI_MEMORY_THRESHOLD 10.0 /* percent: a task waited on memory a tenth of the time */
+#define PSI_MEMORY_CRITICAL 40.0
+#define PSI_SPREAD_FLOOR 1.0
+
+static bool psi_high(const struct pw_detector *d, const struct pw_now *now, enum pw_signal sig,
+                     double threshold, double sigmas)
+{
+	return high(d, &d->host[sig], now->host[sig], threshold, sigmas, PSI_SPREAD_FLOOR);
+}
+
+struct memory_verdict {
+	bool out, in, psi;
+};
+
+static struct memory_verdict memory_judge(const struct pw_detector *d, const struct pw_now *now,
+                                          const struct pw_rule_config *rc)
+{
+	const double *h = now->host;
+	const struct pw_baseline *out = &d->host[PW_SIG_SWAP_OUT], *in = &d->host[PW_SIG_SWAP_IN];
+	struct memory_verdict v = {0};
+
+	if (!pw_detector_warm(d))
+		return v;
+	v.out = high(d, out, h[PW_SIG_SWAP_OUT], rc->threshold, rc->sigmas, pw_rate_spread_floor(out) / 2);
+	v.in = high(d, in, h[PW_SIG_SWAP_IN], rc->threshold, rc->sigmas, pw_rate_spread_floor(in) / 2);
+	v.psi = psi_high(d, now, PW_SIG_PSI_MEMORY, PSI_MEMORY_THRESHOLD, rc->sigmas);
+	return v;
+}
+
+bool pw_rule_memory_holds(const struct pw_detector *d, const struct pw_now *now)
+{
+	const struct pw_rule_config *rc = &d->config.rules[PW_ALERT_MEMORY_SWAPPING];
+	struct memory_verdict v = memory_judge(d, now, rc);
+
+	return rc->enabled && (v.out || v.in || v.psi);
+}
+
 static bool memory_swapping(const struct pw_detector *d, const struct pw_now *now,
                             const struct pw_rule_config *rc, struct pw_alert *a)
 {
 	const double *h = now->host;
 	const struct pw_baseline *out = &d->host[PW_SIG_SWAP_OUT], *in = &d->host[PW_SIG_SWAP_IN];
-	bool swapping_out =
-	        high(d, out, h[PW_SIG_SWAP_OUT], rc->threshold, rc->sigmas, pw_rate_spread_floor(out) / 2);
-	bool swapping_in =
-	        high(d, in, h[PW_SIG_SWAP_IN], rc->threshold, rc->sigmas, pw_rate_spread_floor(in) / 2);
+	struct memory_verdict v = memory_judge(d, now, rc);
+	const struct pw_ev_memory *ev = &a->evidence.memory;
 
-	if (!pw_detector_warm(d) || (!swapping_out && !swapping_in))
+	if (!v.out && !v.in && !v.psi)
 		return false;
 	memory_evidence(d, now, &a->evidence.memory);
-	a->value = swapping_out ? h[PW_SIG_SWAP_OUT] : h[PW_SIG_SWAP_IN];
-	a->baseline = swapping_out ? out->mean : in->mean;
-	a->spread = pw_baseline_spread(swapping_out ? out : in,
-	                               pw_rate_spread_floor(swapping_out ? out : in) / 2);
-	a->severity = severity_above(h[PW_SIG_SWAP_OUT] + h[PW_SIG_SWAP_IN], rc->critical);
 	set_text(a, "the host");
-	snprintf(a->summary, sizeof(a->summary),
-	         "The host is swapping: %.1f pages/s out, %.1f/s in (normally %.1f, %.1f)",
-	         a->evidence.memory.swap_out, a->evidence.memory.swap_in, out->mean, in->mean);
-	memory_words(a, &a->evidence.memory, "Pages are moving between memory and swap.");
+	if (v.out || v.in) {
+		a->value = v.out ? h[PW_SIG_SWAP_OUT] : h[PW_SIG_SWAP_IN];
+		a->baseline = v.out ? out->mean : in->mean;
+		a->spread = pw_baseline_spread(v.out ? out : in, pw_rate_spread_floor(v.out ? out : in) / 2);
+		a->severity = severity_above(h[PW_SIG_SWAP_OUT] + h[PW_SIG_SWAP_IN], rc->critical);
+		snprintf(a->summary, sizeof(a->summary),
+		         "The host is swapping: %.1f pages/s out, %.1f/s in (normally %.1f, %.1f)",
+		         ev->swap_out, ev->swap_in, out->mean, in->mean);
+	} else {
+		const struct pw_baseline *b = &d->host[PW_SIG_PSI_MEMORY];
+		a->value = h[PW_SIG_PSI_MEMORY];
+		a->baseline = b->mean;
+		a->spread = pw_baseline_spread(b, PSI_SPREAD_FLOOR);
+		a->severity = severity_above(a->value, PSI_MEMORY_CRITICAL);
+		snprintf(a->summary, sizeof(a->summary),
+		         "Tasks stall on memory %.0f%% of the time (normally %.1f%%): reclaim and refaults",
+		         a->value, b->mean);
+	}
+	memory_words(a, ev,
+	             "Pages are moving between memory and swap, or tasks wait for memory to be reclaimed.");
 	return true;
+}
+
+struct io_verdict {
+	bool iowait, psi;
+};
+
+static struct io_verdict io_judge(const struct pw_detector *d, const struct pw_now *now,
+                                  const struct pw_rule_config *rc)
+{
+	struct io_verdict v = {0};
+
+	if (!pw_detector_warm(d))
+		return v;
+	v.iowait = high(d, &d->host[PW_SIG_IOWAIT], now->host[PW_SIG_IOWAIT], rc->threshold, rc->sigmas,
+	                PW_SHARE_SPREAD_FLOOR);
+	v.psi = psi_high(d, now, PW_SIG_PSI_IO, PSI_IO_THRESHOLD, rc->sigmas);
+	return v;
+}
+
+bool pw_rule_io_stall_holds(const struct pw_detector *d, const struct pw_now *now)
+{
+	const struct pw_rule_config *rc = &d->config.rules[PW_ALERT_IOWAIT_HIGH];
+	struct io_verdict v = io_judge(d, now, rc);
+
+	return rc->enabled && (v.iowait || v.psi);
 }
 
 static bool iowait_high(const struct pw_detector *d, const struct pw_now *now,
                         const struct pw_rule_config *rc, struct pw_alert *a)
 {
-	const struct pw_baseline *b = &d->host[PW_SIG_IOWAIT];
-	double value = now->host[PW_SIG_IOWAIT];
-	char lead[160];
+	const struct pw_baseline *b = &d->host[PW_SIG_IOWAIT], *pb = &d->host[PW_SIG_PSI_IO];
+	double value = now->host[PW_SIG_IOWAIT], psi = now->host[PW_SIG_PSI_IO];
+	struct io_verdict v = io_judge(d, now, rc);
+	char lead[240];
 
-	if (!pw_detector_warm(d) || !high(d, b, value, rc->threshold, rc->sigmas, PW_SHARE_SPREAD_FLOOR))
+	if (!v.iowait && !v.psi)
 		return false;
 	memory_evidence(d, now, &a->evidence.memory);
-	headline_share_above(a, value, b, rc->critical);
 	set_text(a, "the host");
-	snprintf(a->summary, sizeof(a->summary), "CPUs wait on I/O %.1f%% of the time (normally %.1f%%)",
-	         PCT(value), PCT(b->mean));
+	if (v.iowait) {
+		headline_share_above(a, value, b, rc->critical);
+		if (v.psi && psi >= PSI_IO_CRITICAL)
+			a->severity = PW_SEVERITY_CRITICAL;
+		snprintf(a->summary, sizeof(a->summary),
+		         "CPUs wait on I/O %.1f%% of the time (normally %.1f%%)", PCT(value), PCT(b->mean));
+	} else {
+		a->value = psi;
+		a->baseline = pb->mean;
+		a->spread = pw_baseline_spread(pb, PSI_SPREAD_FLOOR);
+		a->severity = severity_above(psi, PSI_IO_CRITICAL);
+		snprintf(a->summary, sizeof(a->summary),
+		         "Tasks stall on I/O %.0f%% of the time (normally %.1f%%); busy CPUs hide it from "
+		         "iowait (%.1f%%)",
+		         psi, pb->mean, PCT(value));
+	}
 	snprintf(lead, sizeof(lead),
-	         "CPUs sit idle waiting for I/O %.1f%% of the time against %.1f%% +- %.1f%%.", PCT(value),
-	         PCT(b->mean), PCT(a->spread));
+	         "Some task waited for I/O %.0f%% of the last interval (PSI io, normally %.1f%%); CPUs sat "
+	         "idle waiting for I/O %.1f%% of the time against %.1f%% (iowait counts only idle CPUs).",
+	         isfinite(psi) ? psi : 0.0, pb->mean, PCT(value), PCT(b->mean));
 	memory_words(a, &a->evidence.memory, lead);
 	return true;
 }
 
 /* ---- SystemTimeHigh --------------------------------------------------------------------------- */
 
-/* Kernel time dominates user time when it is at least this many times larger. */
-#define SYSTEM_DOMINANCE 3.0
+/* The pathology is the kernel eating CPUs: a syscall storm, lock contention. What it is not: system
+ * time that rises in step with user time (a traffic surge: the kernel a steady fraction of the
+ * work), or a kernel-heavy workload the baseline learned. So a CPU counts when its system time is
+ * far above that CPU's baseline AND the kernel's share of its busy time, sys / (sys + user), is
+ * above what this host's work normally has: past KERNEL_MIX_RISE over the learned mix, and at
+ * least half (with no busy baseline, an idle host's mix says nothing). Incident 5's signature,
+ * system time 3x user time on half the CPUs, only makes it critical. */
+#define KERNEL_MIX_MIN 0.5
+#define KERNEL_MIX_RISE 0.15
+#define KERNEL_MIX_MAX 0.95
+#define BUSY_BASELINE_MIN 0.10 /* user + system share from which the host's mix is learned */
+#define SYSTEM_MIN_CPUS 0.5    /* kernel time on such CPUs must add up to half a CPU */
+#define SYSTEM_DOMINANCE 3.0   /* the write-up's signature */
 
-/* CPUs where system time dominates, busiest first; returns how many there are in all. */
-static uint32_t system_cpus(const struct pw_sample *s, double threshold, struct pw_ev_system_time *ev)
+static double kernel_mix(double sys, double user)
+{
+	return sys + user > 0 ? sys / (sys + user) : 0;
+}
+
+static double kernel_mix_required(const struct pw_detector *d)
+{
+	double sys = d->host[PW_SIG_SYSTEM].mean, user = d->host[PW_SIG_USER].mean;
+
+	if (!(sys + user >= BUSY_BASELINE_MIN))
+		return KERNEL_MIX_MIN;
+	return fmin(KERNEL_MIX_MAX, fmax(KERNEL_MIX_MIN, kernel_mix(sys, user) + KERNEL_MIX_RISE));
+}
+
+struct system_verdict {
+	double cpus_in_kernel; /* system time on the CPUs that count, in CPUs */
+	uint32_t counted, signature;
+};
+
+/* CPUs where the kernel took over, busiest first. */
+static struct system_verdict system_cpus(const struct pw_detector *d, const struct pw_sample *s,
+                                         const struct pw_rule_config *rc, double mix_required,
+                                         struct pw_ev_system_time *ev)
 {
 	const struct pw_cpu_sample *cpus = pw_sample_cpus_const(s);
 	float keys[PW_EV_CPUS];
-	uint32_t count = 0;
+	struct system_verdict v = {0};
 
 	ev->ncpus = 0;
-	for (uint32_t id = 0; id < s->ncpu && id < s->cpu_cap; id++) {
+	for (uint32_t id = 0; id < s->ncpu && id < s->cpu_cap && id < d->cpu_cap; id++) {
 		const float *sh = cpus[id].share;
-		float sys = sh[PW_MODE_SYSTEM], user = sh[PW_MODE_USER] + sh[PW_MODE_NICE];
-		if (!(cpus[id].derived_valid & PW_DERIVED_SHARES) || sys < threshold ||
-		    sys < SYSTEM_DOMINANCE * user)
+		double sys = sh[PW_MODE_SYSTEM], user = sh[PW_MODE_USER] + sh[PW_MODE_NICE];
+		if (!(cpus[id].derived_valid & PW_DERIVED_SHARES))
 			continue;
-		count++;
-		uint32_t at = top_slot(ev->cpus, sizeof(ev->cpus[0]), keys, &ev->ncpus, PW_EV_CPUS, sys);
+		v.signature += sys >= rc->threshold && sys >= SYSTEM_DOMINANCE * user;
+		if (!high(d, &d->cpu_system[id], sys, rc->threshold, rc->sigmas, PW_SHARE_SPREAD_FLOOR) ||
+		    kernel_mix(sys, user) < mix_required)
+			continue;
+		v.counted++;
+		v.cpus_in_kernel += sys;
+		uint32_t at =
+		        top_slot(ev->cpus, sizeof(ev->cpus[0]), keys, &ev->ncpus, PW_EV_CPUS, (float)sys);
 		if (at == PW_EV_CPUS)
 			continue;
 		ev->cpus[at].cpu = id;
-		ev->cpus[at].system = sys;
-		ev->cpus[at].user = user;
+		ev->cpus[at].system = (float)sys;
+		ev->cpus[at].user = (float)user;
 	}
-	return count;
+	return v;
 }
 
 static bool system_time_high(const struct pw_detector *d, const struct pw_now *now,
@@ -558,16 +797,21 @@ static bool system_time_high(const struct pw_detector *d, const struct pw_now *n
 	const double *h = now->host;
 	const struct pw_baseline *b = &d->host[PW_SIG_SYSTEM];
 	struct pw_ev_system_time *ev = &a->evidence.system_time;
+	double mix_required = kernel_mix_required(d);
+	double online = now->online_cpus ? now->online_cpus : 1;
 
-	if (!pw_detector_warm(d) ||
-	    !high(d, b, h[PW_SIG_SYSTEM], rc->threshold, rc->sigmas, PW_SHARE_SPREAD_FLOOR) ||
-	    h[PW_SIG_SYSTEM] < SYSTEM_DOMINANCE * h[PW_SIG_USER])
+	if (!pw_detector_warm(d))
 		return false;
 	memset(ev, 0, sizeof(*ev));
-	/* Across CPUs: one CPU stuck in the kernel is not lock contention. */
-	uint32_t dominated = system_cpus(now->sample, rc->threshold, ev);
-	if (dominated * 2 < now->online_cpus && now->online_cpus > 1)
+	struct system_verdict v = system_cpus(d, now->sample, rc, mix_required, ev);
+	/* Host-wide too: contention spread thinly over many CPUs, or no per-CPU figures. */
+	bool host = high(d, b, h[PW_SIG_SYSTEM], rc->threshold, rc->sigmas, PW_SHARE_SPREAD_FLOOR) &&
+	            kernel_mix(h[PW_SIG_SYSTEM], h[PW_SIG_USER]) >= mix_required;
+	double in_kernel = fmax(v.cpus_in_kernel, host ? h[PW_SIG_SYSTEM] * online : 0);
+	/* Page reclaim is kernel time too: while the host is short of memory, MemorySwapping says so. */
+	if (in_kernel < SYSTEM_MIN_CPUS || pw_rule_memory_holds(d, now))
 		return false;
+	ev->kernel_mix_required = (float)mix_required;
 	ev->host_system = (float)h[PW_SIG_SYSTEM];
 	ev->host_user = (float)h[PW_SIG_USER];
 	ev->system_baseline = (float)b->mean;
@@ -576,20 +820,21 @@ static bool system_time_high(const struct pw_detector *d, const struct pw_now *n
 	ev->run_queue = (float)h[PW_SIG_RUN_QUEUE];
 	ev->run_queue_baseline = (float)d->host[PW_SIG_RUN_QUEUE].mean;
 	headline_share_above(a, h[PW_SIG_SYSTEM], b, rc->critical);
+	if (v.signature * 2 >= now->online_cpus && v.signature > 0)
+		a->severity = PW_SEVERITY_CRITICAL;
 	set_text(a, "the host");
 	snprintf(a->summary, sizeof(a->summary),
 	         "Kernel time is %.0f%% of the CPUs against %.1f%% user time (normally %.0f%% system)",
 	         PCT(a->value), PCT(ev->host_user), PCT(b->mean));
 	snprintf(a->description, sizeof(a->description),
 	         "System time is %.1f%% of all CPU time (baseline %.1f%% +- %.1f%%) while user time is "
-	         "%.1f%%, on "
-	         "%u of %u CPUs. Context switches %.0f/s (normally %.0f), run queue %.1f (normally %.1f). "
-	         "Kernel "
-	         "time that dwarfs user time across many CPUs points at lock contention or a syscall storm: "
-	         "find "
-	         "the processes with the most system time and what they call.",
-	         PCT(a->value), PCT(b->mean), PCT(a->spread), PCT(ev->host_user), dominated, now->online_cpus,
-	         ev->ctxt_rate, ev->ctxt_baseline, ev->run_queue, ev->run_queue_baseline);
+	         "%.1f%%; on %u of %u CPUs the kernel took at least %.0f%% of the busy time, %.2f CPUs in "
+	         "all, far above normal. Context switches %.0f/s (normally %.0f), run queue %.1f (normally "
+	         "%.1f). Kernel time that outgrows the work it serves points at a syscall storm or lock "
+	         "contention: find the processes with the most system time and what they call.",
+	         PCT(a->value), PCT(b->mean), PCT(a->spread), PCT(ev->host_user), v.counted, now->online_cpus,
+	         PCT(mix_required), in_kernel, ev->ctxt_rate, ev->ctxt_baseline, ev->run_queue,
+	         ev->run_queue_baseline);
 	return true;
 }
 

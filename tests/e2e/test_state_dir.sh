@@ -77,7 +77,7 @@ base64 -d <<<"$good" | head -c 100 >"$state/baselines"
 pw_start truncated "${base[@]}" --interval 10s
 grep -q "corrupt or truncated: ignored, relearning" "$PW_WORK/truncated.log" || pw_fail "truncated file not reported"
 pw_stop "$PW_PID"
-{ printf 'PWBL\002\000\000\000'; base64 -d <<<"$good" | tail -c +9; } >"$state/baselines"
+{ printf 'PWBL\003\000\000\000'; base64 -d <<<"$good" | tail -c +9; } >"$state/baselines"
 pw_start foreign "${base[@]}" --interval 10s
 grep -q "foreign format or version: ignored, relearning" "$PW_WORK/foreign.log" || pw_fail "foreign version not reported"
 pw_stop "$PW_PID"

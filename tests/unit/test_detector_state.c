@@ -309,7 +309,7 @@ START_TEST(test_foreign)
 	memcpy(bad, "PWBX", 4);
 	ck_assert_int_eq(pw_detector_state_load(v.d, bad, len), -EPROTO);
 	memcpy(bad, buf, len);
-	bad[4] = 2; /* version 2, from a newer perfwatch */
+	bad[4] = 3; /* version 3, from a newer perfwatch */
 	ck_assert_int_eq(pw_detector_state_load(v.d, bad, len), -EPROTO);
 	memset(bad, 0, len);
 	ck_assert_int_eq(pw_detector_state_load(v.d, bad, len), -EPROTO);
