@@ -104,7 +104,8 @@ def main():
     # incident is its workload's end (i) shows the time after it.
     inc = (a.onset + 3, a.stop) if a.stop > a.onset + 3 else (a.onset + 3, a.end)
     hold = [(t, s) for t, s in statuses if inc[0] <= t <= inc[1]]
-    diagnoses = [s.get("diagnosis", "") for t, s in statuses if a.onset <= t <= a.stop]
+    said = (a.onset, a.stop) if a.stop > a.onset else inc
+    diagnoses = [s.get("diagnosis", "") for t, s in statuses if said[0] <= t <= said[1]]
 
     failures = []
     for name in a.expect:

@@ -47,6 +47,12 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 live_now() { date +%s.%N; }
+# live_sleep SECONDS: a sleep a signal interrupts (bash runs a trap only after a foreground command
+# ends, so a plain 15 s sleep would hold back the cleanup of ^C or ctest's timeout).
+live_sleep() {
+	sleep "$1" &
+	wait $!
+}
 
 # live_require_root: the whole suite needs root (namespaces, swap, cgroups, the real /sys).
 live_require_root() {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Real incidents on this machine's kernel (docs/detection.md, "Live cases"; issue 8): each case
+# Real incidents on this machine's kernel (tests/live/README.md; issue 8): each case
 # starts a workload, holds it, stops it, and asserts what perfwatchd (the real /proc and /sys, 1 s
 # interval, 30 s warmup, 3 s pending) fired within pending + 2 intervals of onset, what it must never
 # fire, and the words of /status "diagnosis" during the incident. Daemon "drop" runs case i (a
@@ -144,16 +144,16 @@ run_case() {
 			return 0
 		fi
 		# A steady phase when the setup started a load (case c's paced packets before the rules).
-		[ ${#CASE_PIDS[@]} -eq 0 ] || { pre=$(live_now); sleep "$STEADY"; }
+		[ ${#CASE_PIDS[@]} -eq 0 ] || { pre=$(live_now); live_sleep "$STEADY"; }
 	fi
 	onset=$(live_now)
 	"case_${c}_start"
-	sleep "$LIVE_HOLD"
+	live_sleep "$LIVE_HOLD"
 	stop=$(live_now)
 	live_stop_case
 	if declare -F "case_${c}_stop" >/dev/null; then "case_${c}_stop"; fi
 	live_wait_quiet "$d" "$QUIET_MAX"
-	sleep "$GAP"
+	live_sleep "$GAP"
 	judge "$c" "$d" "$start" "$pre" "$onset" "$stop" "$(live_now)"
 }
 
@@ -170,7 +170,7 @@ if [[ " $LIVE_CASES " == *" i "* ]]; then
 		i_start=$(live_now)
 		live_bg "$LOAD" dio "$DISK/dio" $((LIVE_WARMUP + 60))
 		live_wait_warm drop
-		sleep 10
+		live_sleep 10
 		BASE[drop]="$(python3 -c "print($(live_now) - 10)"):$(live_now)"
 		i_stop=$(live_now)
 		live_stop_case
@@ -183,7 +183,7 @@ if [[ " $LIVE_CASES " =~ \ [a-h]\  ]]; then
 fi
 if [ -n "${i_stop:-}" ]; then
 	# Pending or firing, InterruptRateDrop comes within pending + 2 intervals; then it must end.
-	sleep $((LIVE_ALERT_FOR + 5))
+	live_sleep $((LIVE_ALERT_FOR + 5))
 	live_wait_quiet drop "$LIVE_DROP_WAIT"
 	judge i drop "$i_start" "" "$i_stop" "$i_stop" "$(live_now)"
 	live_daemon_stop drop
