@@ -8,6 +8,11 @@ driver's wall clock), so the verdict is the same on every replay.
     check_replay.py RECORDINGS_DIR REPLAY_DIR --for S --resolve S
 
 For each RECORDINGS_DIR/NAME.json (regenerate.sh's metadata), the replay is REPLAY_DIR/NAME.jsonl.
+A live case (tests/live/record.sh) names a shared recording ("recording": R.pwrec, replayed as
+REPLAY_DIR/R.jsonl) and is judged in its window, from its start to its end, with its own pending
+time ("alert_for_s"): each expected alert fires within pending + 2 intervals of onset, every alert
+that fired is resolved by the end, and none of "forbidden" fires ("*": none but the expected and
+"allowed" ones).
 
 Transitions after the driver's end are ignored (the tree then stands still, which no kernel does).
 Prints one line per expected alert with its latencies (docs/detection.md, "Replay"). Exit 0 or 1."""
@@ -63,6 +68,35 @@ def judge(meta_path, replay_path, pending, resolve):
     return ["%s: %s" % (name, f) for f in failures]
 
 
+def judge_live(meta, replay_path):
+    """The failures of one live case in its window of a shared recording."""
+    name, start, onset, end = meta["spec"], meta["onsets"]["baseline"], meta["onsets"]["incident"], meta["end"]
+    fired, state = {}, {}
+    for line in open(replay_path):
+        ev = json.loads(line)
+        t = epoch(ev["time"])
+        if start <= t <= end:
+            state[ev["alert"]] = ev["to"]
+            if ev["to"] == "firing":
+                fired.setdefault(ev["alert"], t - onset)
+    budget = meta["alert_for_s"] + 2 * meta["interval_s"]
+    failures = []
+    for alert in meta["expected"]:
+        if alert not in fired:
+            failures.append("%s never fired" % alert)
+        else:
+            print("%s: %s fired %.2f s after onset (budget %.2f)" % (name, alert, fired[alert], budget))
+            if not 0 <= fired[alert] <= budget:
+                failures.append("%s fired %.2f s after onset, budget 0..%.2f" % (alert, fired[alert], budget))
+    allowed = set(meta["expected"]) | set(meta.get("allowed", []))
+    forbidden = set(fired) - allowed if meta["forbidden"] == "*" else set(fired) & set(meta["forbidden"])
+    failures += ["unexpected %s firing %.2f s after onset" % (a, fired[a]) for a in sorted(forbidden)]
+    failures += ["%s still firing at the case's end" % a for a in sorted(fired) if state[a] == "firing"]
+    if not fired:
+        print("%s: nothing fired" % name)
+    return ["%s: %s" % (name, f) for f in failures]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("recordings")
@@ -73,7 +107,11 @@ def main():
     failures, count = [], 0
     for meta in sorted(glob.glob(os.path.join(args.recordings, "*.json"))):
         name = os.path.basename(meta)[:-len(".json")]
-        failures += judge(meta, os.path.join(args.replays, name + ".jsonl"), args.pending, args.resolve)
+        spec = json.load(open(meta))
+        if "recording" in spec:
+            failures += judge_live(spec, os.path.join(args.replays, spec["recording"][:-len(".pwrec")] + ".jsonl"))
+        else:
+            failures += judge(meta, os.path.join(args.replays, name + ".jsonl"), args.pending, args.resolve)
         count += 1
     if count == 0:
         failures.append("no recordings in %s" % args.recordings)

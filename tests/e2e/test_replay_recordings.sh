@@ -3,7 +3,8 @@
 # regenerate.sh): each incident's alert fires within the pending time plus two intervals of onset
 # and resolves after recovery, nothing else fires, the traps fire nothing — in well under a second,
 # where test_incidents.sh needs the scenarios' real time. Detector settings as test_incidents.sh:
-# 6 s warmup, 2 s pending, resolve after 3 recorded intervals.
+# 6 s warmup, 2 s pending, resolve after 3 recorded intervals. The live cases (tests/live/record.sh)
+# share one recording per daemon run, replayed once with the flags their metadata gives.
 source "$(dirname "$0")/lib.sh"
 
 recordings="$PW_FIXTURES/recordings"
@@ -12,10 +13,17 @@ count=0
 
 for meta in "$recordings"/*.json; do
 	name=$(basename "$meta" .json)
+	flags=(--config /dev/null --baseline-warmup 6s --alert-for "${pending}s")
+	rec=$(jq -r '.recording // empty' "$meta")
+	if [ -n "$rec" ]; then
+		name=${rec%.pwrec}
+		[ -e "$PW_WORK/$name.jsonl" ] && continue
+		mapfile -t flags < <(jq -r '.replay_args[]' "$meta")
+	fi
 	out="$PW_WORK/$name.jsonl"
 	rc=0
-	"$PERFWATCHD" --config /dev/null --baseline-warmup 6s --alert-for ${pending}s --replay "$recordings/$name.pwrec" \
-		--json >"$out" 2>"$PW_WORK/$name.err" || rc=$?
+	# From the recordings' directory: a live case's --config is the live.conf kept there.
+	(cd "$recordings" && "$PERFWATCHD" "${flags[@]}" --replay "$name.pwrec" --json) >"$out" 2>"$PW_WORK/$name.err" || rc=$?
 	if grep -q "another sample layout" "$PW_WORK/$name.err"; then
 		pw_fail "$name.pwrec was recorded with another sample layout: run" \
 			"tests/fixtures/recordings/regenerate.sh BUILD_DIR and commit the new recordings"
