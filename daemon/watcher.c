@@ -3,6 +3,7 @@
 #include "watcher.h"
 
 #include "clock.h"
+#include "deviation_text.h"
 #include "log.h"
 #include "notifier.h"
 #include "probes.h"
@@ -49,10 +50,12 @@ struct pw_watcher {
 	uint64_t next_seq; /* the next publication to read */
 	struct error_reporter errors;
 	struct persistence state;
-	struct pw_recorder *recorder;           /* the flight recorder, or NULL */
-	struct pw_probes *probes;               /* NULL: alerts carry the detector's evidence only */
-	struct pw_alert active[PW_ALERT_COUNT]; /* scratch: what the probes look up for */
-	int wake_fd;                            /* the sampler's eventfd */
+	struct pw_recorder *recorder;               /* the flight recorder, or NULL */
+	struct pw_probes *probes;                   /* NULL: alerts carry the detector's evidence only */
+	struct pw_alert active[PW_ALERT_COUNT + 1]; /* scratch: what the probes look up for */
+	char system_top[sizeof(((struct pw_deviation *)0)->evidence)]; /* who took the system time */
+	struct pw_ratelimit unusual_notice; /* deviations with no alert: a notice a minute at most */
+	int wake_fd;                        /* the sampler's eventfd */
 	struct { /* a reload's detector settings, handed over by pw_watcher_reconfigure */
 		pthread_mutex_t lock;
 		bool pending;
@@ -270,12 +273,56 @@ int pw_watcher_probe(struct pw_watcher *w, const char *procfs, const char *sysfs
  * about to be logged. */
 static void probe(struct pw_watcher *w, size_t nevents)
 {
+	struct pw_deviation devs[PW_DEVIATIONS_MAX];
+	bool system_unusual = false, system_alert = false;
+
 	if (!w->probes)
 		return;
 	size_t n = pw_detector_active(w->detector, w->active, PW_ALERT_COUNT);
+	size_t ndevs = pw_detector_deviations(w->detector, devs, PW_DEVIATIONS_MAX);
+	for (size_t i = 0; i < ndevs; i++)
+		system_unusual |= pw_deviation_is_system_time(&devs[i]);
+	for (size_t i = 0; i < n; i++)
+		system_alert |= w->active[i].name == PW_ALERT_SYSTEM_TIME_HIGH;
+	/* System time far from normal with no alert on it yet: the diagnosis names who takes it, so
+	 * the processes are read as if SystemTimeHigh were pending (the same bounded scan). */
+	if (system_unusual && !system_alert)
+		w->active[n++] =
+		        (struct pw_alert){.name = PW_ALERT_SYSTEM_TIME_HIGH, .state = PW_ALERT_PENDING};
 	pw_probes_update(w->probes, w->active, n, w->sample, pw_mono_ns());
 	for (size_t i = 0; i < nevents && i < EVENTS_CAP; i++)
 		pw_probes_apply(w->probes, &w->events[i].alert);
+	w->system_top[0] = '\0';
+	if (system_unusual) {
+		struct pw_alert probed = {.name = PW_ALERT_SYSTEM_TIME_HIGH};
+		pw_probes_apply(w->probes, &probed);
+		const struct pw_ev_processes *p = &probed.evidence.system_time.processes;
+		if (p->status == PW_PROBE_OK && p->n > 0)
+			snprintf(w->system_top, sizeof(w->system_top),
+			         "most system time: %.*s (pid %d) %.0f%% of a CPU",
+			         (int)strnlen(p->top[0].comm, sizeof(p->top[0].comm)), p->top[0].comm,
+			         (int)p->top[0].pid, 100.0 * p->top[0].system);
+	}
+}
+
+/* The probes' findings beside the deviations they explain, and a notice in the log when signals
+ * are far from normal without an alert (at most one a minute: the diagnosis has the rest). */
+static void explain_deviations(struct pw_watcher *w)
+{
+	struct pw_detector_view *v = &w->view;
+	char text[PW_DEVIATIONS_MAX * 360];
+	uint64_t suppressed;
+
+	for (uint32_t i = 0; i < v->ndeviations && i < PW_DEVIATIONS_MAX; i++)
+		if (pw_deviation_is_system_time(&v->deviations[i]))
+			snprintf(v->deviations[i].evidence, sizeof(v->deviations[i].evidence), "%s",
+			         w->system_top);
+	if (v->ndeviations == 0 || v->nalerts > 0 || !w->sample)
+		return;
+	w->unusual_notice.period_ns = 60 * INT64_C(1000000000);
+	if (pw_ratelimit_allow(&w->unusual_notice, w->sample->mono_ns, &suppressed) &&
+	    pw_deviations_text(v, text, sizeof(text)) > 0)
+		pw_log(LOG_NOTICE, "no alert, but far from normal: %s", text);
 }
 
 /* Judge every sample published since the last pass, oldest first. */
@@ -304,6 +351,7 @@ static void catch_up(struct pw_watcher *w)
 	pw_detector_snapshot(w->detector, &w->view);
 	for (uint32_t i = 0; w->probes && i < w->view.nalerts && i < PW_ALERT_COUNT; i++)
 		pw_probes_apply(w->probes, &w->view.alerts[i]);
+	explain_deviations(w);
 	pw_ring_publish(w->views, &w->view);
 }
 

@@ -184,6 +184,12 @@ static json_t *ev_interrupt_time(struct build *b, const struct pw_ev_interrupt_t
 	set(b, obj, "host_baseline_percent", pw_json_percent(ev->host_baseline));
 	set(b, obj, "interrupts_per_second", pw_json_rate(ev->intr_rate));
 	set(b, obj, "interrupts_baseline_per_second", pw_json_rate(ev->intr_baseline));
+	/* Why it counts: a dearer event (cost), or more events taking a real part of a CPU (traffic). */
+	set(b, obj, "cause", json_string(ev->traffic ? "traffic" : "cost"));
+	set(b, obj, "cost_per_event_us", pw_json_real(ev->cost_us, 2));
+	set(b, obj, "cost_per_event_baseline_us", pw_json_real(ev->cost_baseline_us, 2));
+	set(b, obj, "added_events_per_second", pw_json_rate(ev->added_events));
+	set(b, obj, "time_estimated", json_boolean(ev->time_estimated));
 	set(b, obj, "cpus", irq_cpus(b, ev));
 	for (uint32_t i = 0; i < min_u32(ev->nlines, PW_EV_LINES); i++) {
 		json_t *line = json_object();
@@ -258,6 +264,10 @@ static json_t *ev_memory(struct build *b, const struct pw_ev_memory *ev)
 	set(b, obj, "swap_free_mib", mib(ev->swap_free_kb, mem));
 	set(b, obj, "pressure_memory_some_percent", psi_percent(ev->psi_memory_some));
 	set(b, obj, "pressure_io_some_percent", psi_percent(ev->psi_io_some));
+	set(b, obj, "io_stall_percent", pw_json_real(ev->psi_io_stall, 1));
+	set(b, obj, "io_stall_baseline_percent", pw_json_real(ev->psi_io_baseline, 1));
+	set(b, obj, "memory_stall_percent", pw_json_real(ev->psi_memory_stall, 1));
+	set(b, obj, "memory_stall_baseline_percent", pw_json_real(ev->psi_memory_baseline, 1));
 	set(b, obj, "procs_blocked", json_integer(ev->procs_blocked));
 	set(b, obj, "disks", disks(b, &ev->disks));
 	return obj;
@@ -274,6 +284,7 @@ static json_t *ev_system_time(struct build *b, const struct pw_ev_system_time *e
 	set(b, obj, "context_switches_baseline_per_second", pw_json_rate(ev->ctxt_baseline));
 	set(b, obj, "run_queue", pw_json_real(ev->run_queue, 1));
 	set(b, obj, "run_queue_baseline", pw_json_real(ev->run_queue_baseline, 1));
+	set(b, obj, "kernel_share_of_busy_required", pw_json_real(ev->kernel_mix_required, 2));
 	for (uint32_t i = 0; i < min_u32(ev->ncpus, PW_EV_CPUS); i++) {
 		json_t *cpu = json_object();
 		set(b, cpu, "cpu", json_integer(ev->cpus[i].cpu));

@@ -10,6 +10,8 @@
  * own state. */
 #include "status_json.h"
 
+#include "deviation_text.h"
+
 #include "alerts_json.h"
 #include "json_util.h"
 
@@ -461,8 +463,10 @@ static const struct pw_detector_view *detector(const struct doc *d)
 	return d->self ? d->self->detector : NULL;
 }
 
-/* Room for a sentence per rule and the closing remark. */
-#define DIAGNOSIS_MAX (PW_ALERT_COUNT * (sizeof(((struct pw_alert *)0)->summary) + 16) + 256)
+/* Room for a sentence per rule, the deviations and the closing remark. */
+#define DEVIATIONS_TEXT_MAX (PW_DEVIATIONS_MAX * 360)
+#define DIAGNOSIS_MAX                                                                                        \
+	(PW_ALERT_COUNT * (sizeof(((struct pw_alert *)0)->summary) + 16) + DEVIATIONS_TEXT_MAX + 256)
 
 struct text {
 	char buf[DIAGNOSIS_MAX];
@@ -503,12 +507,14 @@ static void quiet_figures(const struct doc *d, struct text *t)
 		       s->derived.intr_rate);
 }
 
-/* One sentence per active alert, most urgent first; else what the detector is doing. */
+/* One sentence per active alert, most urgent first; then every signal far from its baseline, so
+ * an incident no rule fires on is still named; "nothing unusual" only when nothing is. */
 static json_t *diagnosis(const struct doc *d)
 {
 	const struct pw_detector_view *view = detector(d);
 	const struct pw_alert *alerts[PW_ALERT_COUNT];
 	struct text t = {.len = 0};
+	char unusual[DEVIATIONS_TEXT_MAX];
 	size_t n;
 
 	if (!view)
@@ -525,9 +531,44 @@ static json_t *diagnosis(const struct doc *d)
 		           "after the warmup."
 		         : "learning baselines; incident rules that compare with them start after the "
 		           "warmup");
+	else if (pw_deviations_text(view, unusual, sizeof(unusual)) > 0)
+		append(&t, "%s%s: %s.", n ? " " : "",
+		       n ? "Also far from normal" : "No alert, but far from normal", unusual);
 	else if (n == 0)
 		quiet_figures(d, &t);
 	return pw_json_text(t.buf, t.len);
+}
+
+static const char *unit_name(enum pw_deviation_unit unit)
+{
+	static const char *const names[] = {"ratio", "per_second", "percent", "tasks"};
+	return (unsigned)unit <= PW_UNIT_TASKS ? names[unit] : "unknown";
+}
+
+/* The same deviations as figures: [{"what", "cpu", "unit", "value", "baseline", "spread", "score"}]. */
+static json_t *deviations_section(struct doc *d, const struct pw_detector_view *view)
+{
+	json_t *arr = json_array();
+
+	for (uint32_t i = 0; arr && i < view->ndeviations && i < PW_DEVIATIONS_MAX; i++) {
+		const struct pw_deviation *dev = &view->deviations[i];
+		json_t *obj = json_object();
+		char words[256];
+		pw_deviation_text(dev, words, sizeof(words));
+		set(d, obj, "what", json_string(dev->what));
+		set(d, obj, "cpu", dev->cpu >= 0 ? json_integer(dev->cpu) : json_null());
+		set(d, obj, "unit", json_string(unit_name(dev->unit)));
+		set(d, obj, "value", pw_json_real(dev->value, 4));
+		set(d, obj, "baseline", pw_json_real(dev->baseline, 4));
+		set(d, obj, "spread", pw_json_real(dev->spread, 4));
+		set(d, obj, "score", pw_json_real(dev->score, 1));
+		set(d, obj, "words", json_string(words));
+		if (dev->evidence[0])
+			set(d, obj, "evidence", json_string(dev->evidence));
+		if (json_array_append_new(arr, obj) < 0)
+			d->failed = true;
+	}
+	return arr ? arr : json_null();
 }
 
 /* Each rule's settings in effect, so a reload can be checked: {"InterruptTimeHigh": {"enabled": true,
@@ -545,6 +586,8 @@ static json_t *rules_section(struct doc *d, const struct pw_detector_view *view)
 		set(d, rule, "threshold", json_real(rc->threshold));
 		set(d, rule, "critical", json_real(rc->critical));
 		set(d, rule, "sigmas", json_real(rc->sigmas));
+		if (rc->adopt_ns > 0)
+			set(d, rule, "adopt_seconds", pw_json_real((double)rc->adopt_ns / 1e9, 3));
 		set(d, obj, pw_alert_name_str((enum pw_alert_name)i), rule);
 	}
 	return obj;
@@ -562,6 +605,14 @@ static json_t *detector_section(struct doc *d)
 	set(d, obj, "samples_seen", json_integer((json_int_t)view->samples_seen));
 	set(d, obj, "samples_missed", json_integer((json_int_t)view->samples_missed));
 	set(d, obj, "rules", rules_section(d, view));
+	set(d, obj, "deviations", deviations_section(d, view));
+	/* Without CONFIG_IRQ_TIME_ACCOUNTING (no /proc/pressure/irq) the kernel charges a whole tick to
+	 * whatever it interrupted: irq and softirq shares are then estimates. */
+	set(d, obj, "handler_time",
+	    json_string(view->irq_accounting == PW_IRQ_ACCOUNTING_MEASURED ? "measured"
+	                : view->irq_accounting == PW_IRQ_ACCOUNTING_TICKS
+	                        ? "estimated from timer ticks (no CONFIG_IRQ_TIME_ACCOUNTING)"
+	                        : "unknown"));
 	return obj;
 }
 

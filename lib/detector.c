@@ -215,6 +215,9 @@ static void read_figures(struct pw_detector *d, const struct pw_sample *s, struc
 	d->psi_mono_ns = s->mono_ns;
 	now->psi_any = s->psi_present != 0;
 	now->psi_irq = (s->psi_present >> PW_PSI_IRQ & 1u) != 0;
+	d->irq_accounting = now->psi_irq   ? PW_IRQ_ACCOUNTING_MEASURED
+	                    : now->psi_any ? PW_IRQ_ACCOUNTING_TICKS
+	                                   : PW_IRQ_ACCOUNTING_UNKNOWN;
 	now->online_cpus = 0;
 	for (uint32_t id = 0; id < s->ncpu && id < s->cpu_cap; id++)
 		now->online_cpus += cpus[id].online && cpus[id].times.present;
@@ -517,5 +520,5 @@ void pw_detector_snapshot(const struct pw_detector *d, struct pw_detector_view *
 	memcpy(ret->rules, d->config.rules, sizeof(ret->rules));
 	ret->ndeviations = d->ndeviations;
 	memcpy(ret->deviations, d->deviations, sizeof(ret->deviations));
-	ret->irq_time_estimated = d->irq_time_estimated;
+	ret->irq_accounting = d->irq_accounting;
 }

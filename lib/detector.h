@@ -101,6 +101,11 @@ struct pw_deviation {
 	enum pw_signal signal; /* the host signal, or PW_SIG_COUNT for per-CPU, softirq and line figures */
 };
 
+/* How the newest sample's irq and softirq times were measured: with CONFIG_IRQ_TIME_ACCOUNTING
+ * (/proc/pressure/irq exists, 6.1+) exactly; without it the kernel charges a whole timer tick to
+ * whatever it interrupted, so handler time is an estimate; no PSI at all: unknown. */
+enum pw_irq_accounting { PW_IRQ_ACCOUNTING_UNKNOWN, PW_IRQ_ACCOUNTING_MEASURED, PW_IRQ_ACCOUNTING_TICKS };
+
 /* What readers see of the detector: a plain snapshot, published by the detector's thread. */
 struct pw_detector_view {
 	uint64_t samples_seen;   /* samples observed so far */
@@ -113,8 +118,17 @@ struct pw_detector_view {
 	struct pw_rule_config rules[PW_ALERT_COUNT]; /* the settings in effect (a reload changes them) */
 	uint32_t ndeviations; /* signals far from their baselines in the newest sample, most unusual first */
 	struct pw_deviation deviations[PW_DEVIATIONS_MAX];
-	bool irq_time_estimated; /* no /proc/pressure/irq: handler time is sampled by timer ticks */
+	enum pw_irq_accounting irq_accounting; /* how the kernel measures handler time */
 };
+
+/* The newest sample's deviations, most unusual first (at most cap); returns how many. */
+size_t pw_detector_deviations(const struct pw_detector *detector, struct pw_deviation *ret, size_t cap);
+
+/* Whether a deviation is about system time (host-wide or one CPU's): the probes can name who. */
+static inline bool pw_deviation_is_system_time(const struct pw_deviation *dev)
+{
+	return dev->signal == PW_SIG_SYSTEM || (dev->cpu >= 0 && dev->what[0] == 's');
+}
 
 /* Fill ret from the detector's current state (samples_* are the caller's to set). */
 void pw_detector_snapshot(const struct pw_detector *detector, struct pw_detector_view *ret);

@@ -57,7 +57,7 @@ struct pw_detector {
 	uint32_t psi_seen;                   /* bit r: psi_total_us[r] holds a reading */
 	uint32_t ndeviations;
 	struct pw_deviation deviations[PW_DEVIATIONS_MAX];
-	bool irq_time_estimated; /* the newest sample had PSI but no /proc/pressure/irq */
+	enum pw_irq_accounting irq_accounting; /* of the newest sample */
 	int64_t first_mono_ns, last_mono_ns, last_real_ns;
 	int64_t learned_before_ns; /* learning time carried over from a state file (a restart) */
 	struct pw_rule_state rules[PW_ALERT_COUNT];

@@ -186,8 +186,15 @@ static void event_signals(struct pw_detector *d, const struct pw_now *now)
 void pw_detector_find_deviations(struct pw_detector *d, const struct pw_now *now)
 {
 	d->ndeviations = 0;
-	d->irq_time_estimated = now->psi_any && !now->psi_irq;
 	host_signals(d, now);
 	cpu_signals(d, now);
 	event_signals(d, now);
+}
+
+size_t pw_detector_deviations(const struct pw_detector *d, struct pw_deviation *ret, size_t cap)
+{
+	size_t n = d->ndeviations < cap ? d->ndeviations : cap;
+
+	memcpy(ret, d->deviations, n * sizeof(*ret));
+	return n;
 }
