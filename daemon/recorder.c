@@ -137,6 +137,12 @@ struct pw_recorder *pw_recorder_open(const char *path, const struct pw_rec_heade
 	char why[1200];
 	bool refused;
 
+	/* Samples beyond the format's limits would make a file --replay refuses: say so at start. */
+	if (pw_rec_header_check(hdr, why, sizeof(why)) < 0) {
+		snprintf(err, err_size, "record %s: cannot record this host's samples: %s", path, why);
+		free(rec);
+		return NULL;
+	}
 	if (!rec || !(rec->path = strdup(path)) || !(rec->enc = pw_rec_encoder_new(hdr))) {
 		snprintf(err, err_size, "record %s: out of memory", path);
 		pw_recorder_free(rec);
