@@ -24,7 +24,6 @@ struct pw_recorder {
 	struct pw_rec_encoder *enc;
 	int fd;           /* -1: not open */
 	off_t good_end;   /* end of the last record that reached the file; 0: no header yet */
-	bool regular;     /* a regular file (else e.g. /dev/full): only those are truncated */
 	bool failing;     /* the last write failed */
 	int64_t retry_ns; /* sample time of the next open attempt; -1: a minute after the first sample */
 	uint64_t written; /* samples recorded by this run */
@@ -100,10 +99,15 @@ static int adopt_existing(struct pw_recorder *rec, int fd, off_t size, char *err
 static int open_file(struct pw_recorder *rec, char *err, size_t n, bool *ret_refuse)
 {
 	struct stat st;
-	int fd = open(rec->path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0644);
+	/* Never through a symlink (root would create or append to its target), never blocking on a
+	 * FIFO or device: only a regular file is a recording. */
+	int fd = open(rec->path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK,
+	              0640);
 	int r = 0;
 
 	*ret_refuse = false;
+	if (fd < 0 && errno == ELOOP)
+		return refuse(err, n, ret_refuse, "a symbolic link: not following it");
 	if (fd < 0)
 		return snprintf(err, n, "cannot open: %s", strerror(errno)), -errno;
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
@@ -115,10 +119,11 @@ static int open_file(struct pw_recorder *rec, char *err, size_t n, bool *ret_ref
 	} else if (fstat(fd, &st) < 0) {
 		r = -errno;
 		snprintf(err, n, "cannot stat: %s", strerror(-r));
+	} else if (!S_ISREG(st.st_mode)) {
+		r = refuse(err, n, ret_refuse, "not a regular file");
 	} else {
-		rec->regular = S_ISREG(st.st_mode);
 		rec->good_end = 0;
-		if (rec->regular && st.st_size > 0)
+		if (st.st_size > 0)
 			r = adopt_existing(rec, fd, st.st_size, err, n, ret_refuse);
 	}
 	if (r < 0) {
@@ -137,6 +142,12 @@ struct pw_recorder *pw_recorder_open(const char *path, const struct pw_rec_heade
 	char why[1200];
 	bool refused;
 
+	/* Samples beyond the format's limits would make a file --replay refuses: say so at start. */
+	if (pw_rec_header_check(hdr, why, sizeof(why)) < 0) {
+		snprintf(err, err_size, "record %s: cannot record this host's samples: %s", path, why);
+		free(rec);
+		return NULL;
+	}
 	if (!rec || !(rec->path = strdup(path)) || !(rec->enc = pw_rec_encoder_new(hdr))) {
 		snprintf(err, err_size, "record %s: out of memory", path);
 		pw_recorder_free(rec);
@@ -186,7 +197,7 @@ static void write_failed(struct pw_recorder *rec, int err, int64_t now_ns)
 {
 	uint64_t suppressed = 0;
 
-	if (rec->regular && ftruncate(rec->fd, rec->good_end) < 0) {
+	if (ftruncate(rec->fd, rec->good_end) < 0) {
 		close(rec->fd); /* reopening walks the file and cuts the partial record off */
 		rec->fd = -1;
 		rec->retry_ns = now_ns + RETRY_NS;
@@ -261,8 +272,7 @@ void pw_recorder_free(struct pw_recorder *rec)
 	pw_log(rec->lost ? LOG_WARNING : LOG_INFO, "record %s: %" PRIu64 " samples recorded, %" PRIu64 " not",
 	       rec->path, rec->written, rec->lost);
 	if (rec->fd >= 0) {
-		if (rec->regular)
-			fdatasync(rec->fd); /* once, at the end: a crash before it costs at most the tail */
+		fdatasync(rec->fd); /* once, at the end: a crash before it costs at most the tail */
 		close(rec->fd);
 	}
 	pw_rec_encoder_free(rec->enc);

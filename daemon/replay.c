@@ -12,6 +12,9 @@
 #include <string.h>
 
 #define EVENTS_CAP (2 * PW_ALERT_COUNT)
+/* The read buffer's first size; it grows to the largest record of the file (a few KB in practice,
+ * at most a compressed sample of PW_REC_SAMPLE_MAX bytes). */
+#define READ_CHUNK 65536
 
 /* The file, read in chunks: a record is decoded from the buffer once it is whole there. */
 struct reader {
@@ -68,7 +71,8 @@ static int read_header(struct replay *rp, struct reader *rd)
 }
 
 /* Rules without their own resolve time resolve after three of the recording's intervals, as the
- * daemon that recorded it did (the --interval of this command plays no part). */
+ * daemon that recorded it did (the --interval of this command plays no part). The header check
+ * bounds the interval to PW_REC_INTERVAL_MAX, so the product does not overflow. */
 static void configure(struct replay *rp)
 {
 	rp->config = rp->opts->detector;
@@ -118,17 +122,27 @@ static int judge(struct replay *rp, uint32_t flags)
 			return -ENOMEM;
 	rp->transitions += n;
 	rp->samples++;
-	rp->recorded_ns += rp->sample->interval_ns;
+	/* Each interval is bounded (PW_REC_TIME_MAX), their sum over a long file is not: saturate. */
+	int64_t interval = rp->sample->interval_ns;
+	rp->recorded_ns = rp->recorded_ns > INT64_MAX - interval ? INT64_MAX : rp->recorded_ns + interval;
 	return 0;
 }
 
-/* More bytes behind the unread ones; sets eof at the end of the file. */
-static int refill(struct reader *rd)
+/* More bytes behind the unread ones, in a buffer of at least want bytes (the record that starts
+ * there, whole); sets eof at the end of the file. Returns 0 or -errno. */
+static int refill(struct reader *rd, size_t want)
 {
 	memmove(rd->buf, rd->buf + rd->start, rd->end - rd->start);
 	rd->base += (long long)rd->start;
 	rd->end -= rd->start;
 	rd->start = 0;
+	if (want > rd->cap) {
+		unsigned char *grown = realloc(rd->buf, want);
+		if (!grown)
+			return -ENOMEM;
+		rd->buf = grown;
+		rd->cap = want;
+	}
 	size_t got = fread(rd->buf + rd->end, 1, rd->cap - rd->end, rd->file);
 	rd->end += got;
 	if (got == 0 && ferror(rd->file))
@@ -167,8 +181,12 @@ static int play(struct replay *rp, struct reader *rd)
 			}
 			return 0;
 		}
-		if (refill(rd) < 0) {
-			snprintf(why, sizeof(why), "cannot read: %s", strerror(errno));
+		/* The unread bytes are short of a record: room for all of it (its frame says how long,
+		 * bounded by the header's sample size), so the read cannot come back empty but at the end. */
+		ssize_t need = pw_rec_frame_length(&rp->hdr, rd->buf + rd->start, rd->end - rd->start);
+		int err = refill(rd, need > READ_CHUNK ? (size_t)need : READ_CHUNK);
+		if (err < 0) {
+			snprintf(why, sizeof(why), "cannot read: %s", strerror(-err));
 			return fail(rp, 1, why);
 		}
 	}
@@ -181,8 +199,7 @@ static int replay_file(struct replay *rp, struct reader *rd)
 	if (status)
 		return status;
 	configure(rp);
-	/* The buffer holds the largest record there can be, so a whole record always fits. */
-	rd->cap = 2 * (PW_REC_FRAME_SIZE + (size_t)rp->hdr.sample_size + 1024) + 65536;
+	rd->cap = READ_CHUNK;
 	rd->buf = malloc(rd->cap);
 	rp->decoder = pw_rec_decoder_new(&rp->hdr);
 	rp->sample = malloc(rp->hdr.sample_size);

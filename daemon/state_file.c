@@ -1,4 +1,8 @@
-/* state_file.c — DIR/baselines: write to a temporary, fsync, rename, fsync the directory. */
+/* state_file.c — DIR/baselines: write to a temporary, fsync, rename, fsync the directory.
+ *
+ * The directory may hold what someone else put there (the daemon often runs as root): the temporary
+ * is created exclusively (O_EXCL: never through a symlink, never into an existing file or FIFO),
+ * mode 0600, and files are read without following links or blocking, and only when regular. */
 #define _GNU_SOURCE
 #include "state_file.h"
 
@@ -46,6 +50,19 @@ int pw_state_write(const char *dir, const void *buf, size_t len, char *err, size
 	return pw_state_write_file(dir, PW_STATE_FILE, buf, len, err, n);
 }
 
+/* Create the temporary exclusively. One left behind (a crash mid-save, or planted: a symlink, a
+ * FIFO) is removed first: unlink removes a link, never its target, and if another appears before
+ * our open, O_EXCL refuses it rather than follows it. */
+static int create_tmp(const char *tmp)
+{
+	const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+	int fd = open(tmp, flags, 0600);
+
+	if (fd < 0 && errno == EEXIST && unlink(tmp) == 0)
+		fd = open(tmp, flags, 0600);
+	return fd < 0 ? -errno : fd;
+}
+
 int pw_state_write_file(const char *dir, const char *name, const void *buf, size_t len, char *err, size_t n)
 {
 	char tmp[PATH_MAX], path[PATH_MAX];
@@ -55,9 +72,9 @@ int pw_state_write_file(const char *dir, const char *name, const void *buf, size
 	if (snprintf(tmp, sizeof(tmp), "%s/%s.tmp", dir, name) >= (int)sizeof(tmp) ||
 	    snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
 		return snprintf(err, n, "%s: path too long", dir), -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = create_tmp(tmp);
 	if (fd < 0)
-		return r = -errno, snprintf(err, n, "cannot create %s: %s", tmp, strerror(-r)), r;
+		return r = fd, snprintf(err, n, "cannot create %s: %s", tmp, strerror(-r)), r;
 	/* The data must be on disk before the rename makes it the file: else a crash could leave a
 	 * renamed but empty file. */
 	if ((r = write_all(fd, buf, len)) < 0)
@@ -79,20 +96,16 @@ int pw_state_write_file(const char *dir, const char *name, const void *buf, size
 	return 0;
 }
 
-static int read_fd(int fd, unsigned char **ret_buf, size_t *ret_len)
+/* Read the regular file fd of fstat st whole. */
+static int read_fd(int fd, const struct stat *st, unsigned char **ret_buf, size_t *ret_len)
 {
-	struct stat st;
 	unsigned char *buf;
 	size_t len = 0;
 
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return -EISDIR;
-	if ((uint64_t)st.st_size > MAX_STATE_BYTES)
+	if ((uint64_t)st->st_size > MAX_STATE_BYTES)
 		return -EFBIG;
 	/* One byte more than the size says, to notice a file that grew while we read it. */
-	size_t cap = (size_t)st.st_size + 1;
+	size_t cap = (size_t)st->st_size + 1;
 	if (!(buf = malloc(cap)))
 		return -ENOMEM;
 	for (;;) {
@@ -123,17 +136,26 @@ int pw_state_read_file(const char *dir, const char *name, void **ret_buf, size_t
 	char path[PATH_MAX];
 	unsigned char *buf = NULL;
 	size_t len = 0;
+	struct stat st;
 	int fd, r;
 
 	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
 		return snprintf(err, n, "%s: path too long", dir), -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO would wait for a writer, and start with it. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0 && errno == ENOENT)
 		return -ENOENT;
 	if (fd < 0)
 		return r = -errno, snprintf(err, n, "cannot open %s: %s", path, strerror(-r)), r;
-	r = read_fd(fd, &buf, &len);
+	if (fstat(fd, &st) < 0)
+		r = -errno;
+	else if (!S_ISREG(st.st_mode))
+		r = -EINVAL, snprintf(err, n, "cannot read %s: not a regular file", path);
+	else
+		r = read_fd(fd, &st, &buf, &len);
 	close(fd);
+	if (r == -EINVAL)
+		return r;
 	if (r < 0)
 		return snprintf(err, n, "cannot read %s: %s", path, strerror(-r)), r;
 	*ret_buf = buf;

@@ -13,6 +13,9 @@ static const char magic[8] = {'P', 'W', 'R', 'E', 'C', 'O', 'R', 'D'};
 /* Written in the writer's byte order: a reader with the other order sees 0x04030201. */
 #define BYTE_ORDER_MARK 0x01020304u
 #define KNOWN_FLAGS (PW_REC_KEYFRAME | PW_REC_SEGMENT)
+#define KNOWN_FREQ_FLAGS (PW_FREQ_HAS_CPUFREQ | PW_FREQ_HAS_TIME_IN_STATE | PW_FREQ_AVG_FROM_STATS)
+#define KNOWN_DERIVED (PW_DERIVED_SHARES | PW_DERIVED_RATES | PW_DERIVED_FREQ)
+#define KNOWN_LINE_FLAGS (PW_IRQ_LINE_NAMED | PW_IRQ_LINE_SINGLE_TOTAL)
 /* Level 1: deltas are mostly zeros, which every level squeezes alike; higher levels cost the
  * detector's thread more for a few percent. */
 #define DEFLATE_LEVEL 1
@@ -145,12 +148,24 @@ int pw_rec_header_check(const struct pw_rec_header *h, char *why, size_t n)
 		                h->sample_struct, h->cpu_struct, h->line_struct, sizeof(struct pw_sample),
 		                sizeof(struct pw_cpu_sample), sizeof(struct pw_line_sample)),
 		       -EPROTO;
-	/* Capacities beyond any host (a sample of 256 MiB), or a size that does not match them, are
-	 * not ours. */
-	if (h->cpu_cap > (1u << 20) || h->line_cap > (1u << 20) || h->sample_size > (256u << 20) ||
-	    h->sample_size != pw_sample_size(h->cpu_cap, h->line_cap, h->with_matrix))
+	/* Capacities beyond any host, or a size that does not match them, are not ours: the size is
+	 * what a reader allocates, several times over. */
+	if (h->cpu_cap > PW_REC_CPU_MAX || h->line_cap > PW_REC_LINE_MAX)
+		return snprintf(why, n, "%u CPUs and %u interrupt lines, beyond the format's %u and %u",
+		                h->cpu_cap, h->line_cap, PW_REC_CPU_MAX, PW_REC_LINE_MAX),
+		       -EPROTO;
+	if (h->sample_size != pw_sample_size(h->cpu_cap, h->line_cap, h->with_matrix))
 		return snprintf(why, n, "sample size %u does not match %u CPUs and %u interrupt lines",
 		                h->sample_size, h->cpu_cap, h->line_cap),
+		       -EPROTO;
+	if (h->sample_size > PW_REC_SAMPLE_MAX)
+		return snprintf(why, n, "samples of %u bytes, beyond the format's %u", h->sample_size,
+		                PW_REC_SAMPLE_MAX),
+		       -EPROTO;
+	/* Replay resolves alerts after 3 intervals: bounded, the product cannot overflow. */
+	if (h->interval_ns < 0 || h->interval_ns > PW_REC_INTERVAL_MAX)
+		return snprintf(why, n, "interval of %lld ns, beyond the format's 0 to %lld",
+		                (long long)h->interval_ns, (long long)PW_REC_INTERVAL_MAX),
 		       -EPROTO;
 	return 0;
 }
@@ -304,6 +319,7 @@ struct pw_rec_decoder *pw_rec_decoder_new(const struct pw_rec_header *hdr)
 	if (!dec)
 		return NULL;
 	dec->hdr = *hdr;
+	/* Not touched until a record fills them: a file that is only a header costs no memory. */
 	dec->prev = malloc(hdr->sample_size);
 	dec->delta = malloc(hdr->sample_size);
 	if (!dec->prev || !dec->delta || inflateInit(&dec->z) != Z_OK) {
@@ -311,8 +327,7 @@ struct pw_rec_decoder *pw_rec_decoder_new(const struct pw_rec_header *hdr)
 		return NULL;
 	}
 	dec->z_ready = true;
-	pw_sample_init((struct pw_sample *)(void *)dec->prev, hdr->cpu_cap, hdr->line_cap, hdr->with_matrix);
-	dec->layout = *(struct pw_sample *)(void *)dec->prev;
+	pw_sample_layout(&dec->layout, hdr->cpu_cap, hdr->line_cap, hdr->with_matrix);
 	return dec;
 }
 
@@ -348,7 +363,66 @@ static bool sample_fits(const struct pw_rec_decoder *dec, const struct pw_sample
 
 	return s->cpu_cap == l->cpu_cap && s->line_cap == l->line_cap && s->off_cpus == l->off_cpus &&
 	       s->off_lines == l->off_lines && s->off_matrix == l->off_matrix && s->size == l->size &&
-	       s->ncpu <= s->cpu_cap && s->nlines <= s->line_cap;
+	       s->ncpu <= s->cpu_cap && s->nlines <= s->line_cap && s->interrupts.nlines <= s->line_cap;
+}
+
+/* The byte of a bool, read as a byte: loading 0x41 through a bool is undefined behaviour. */
+static bool bool_ok(const bool *field)
+{
+	unsigned char b;
+
+	memcpy(&b, field, 1);
+	return b <= 1;
+}
+
+/* Readers print strings with "%s": each must end within its array. */
+static bool text_ok(const char *field, size_t size)
+{
+	return memchr(field, '\0', size) != NULL;
+}
+
+/* Times the detector adds and subtracts (now - started + interval / 4): bounded, so none overflows.
+ * An interval is never longer than the monotonic time it ends at. */
+static bool times_ok(const struct pw_sample *s)
+{
+	return s->mono_ns >= 0 && s->mono_ns <= PW_REC_TIME_MAX && s->real_ns >= -PW_REC_TIME_MAX &&
+	       s->real_ns <= PW_REC_TIME_MAX && s->interval_ns >= 0 && s->interval_ns <= s->mono_ns &&
+	       s->duration_ns >= 0 && s->duration_ns <= PW_REC_TIME_MAX;
+}
+
+static bool cpu_ok(const struct pw_cpu_sample *c)
+{
+	return c->times.nmodes <= PW_MODE_COUNT && bool_ok(&c->times.present) && bool_ok(&c->online) &&
+	       bool_ok(&c->in_interrupts) && bool_ok(&c->in_softirqs) &&
+	       text_ok(c->governor, sizeof(c->governor)) && text_ok(c->driver, sizeof(c->driver)) &&
+	       !(c->freq_flags & ~KNOWN_FREQ_FLAGS) && !(c->derived_valid & ~KNOWN_DERIVED);
+}
+
+static bool line_ok(const struct pw_line_sample *l)
+{
+	return text_ok(l->line.irq, sizeof(l->line.irq)) && text_ok(l->line.chip, sizeof(l->line.chip)) &&
+	       text_ok(l->line.device, sizeof(l->line.device)) && !(l->line.flags & ~KNOWN_LINE_FLAGS);
+}
+
+/* A record's checksums say its bytes are the ones written, not that a writer we trust wrote them:
+ * every field a reader uses unchecked (as an index, a string, a bool, in time arithmetic) is judged
+ * here, once, so the detector and exporters never see a sample the sampler could not have made.
+ * Every slot up to the capacities, not only the counts in use: exporters may walk them all. */
+static bool sample_valid(const struct pw_rec_decoder *dec, const struct pw_sample *s)
+{
+	if (!sample_fits(dec, s) || !times_ok(s) || s->stat.total.nmodes > PW_MODE_COUNT ||
+	    !bool_ok(&s->stat.total.present) || (s->derived.valid & ~KNOWN_DERIVED))
+		return false;
+	for (int r = 0; r < PW_PSI_COUNT; r++)
+		if (!bool_ok(&s->psi[r].some.present) || !bool_ok(&s->psi[r].full.present))
+			return false;
+	for (uint32_t id = 0; id < s->cpu_cap; id++)
+		if (!cpu_ok(&pw_sample_cpus_const(s)[id]))
+			return false;
+	for (uint32_t i = 0; i < s->line_cap; i++)
+		if (!line_ok(&pw_sample_lines_const(s)[i]))
+			return false;
+	return true;
 }
 
 ssize_t pw_rec_decode(struct pw_rec_decoder *dec, const void *buf, size_t len, struct pw_sample *ret,
@@ -372,10 +446,13 @@ ssize_t pw_rec_decode(struct pw_rec_decoder *dec, const void *buf, size_t len, s
 	if (!(flags & PW_REC_KEYFRAME))
 		for (size_t i = 0; i < size; i++)
 			dec->delta[i] ^= dec->prev[i];
-	if (!sample_fits(dec, (const struct pw_sample *)(const void *)dec->delta))
+	if (!sample_valid(dec, (const struct pw_sample *)(const void *)dec->delta))
 		return -EBADMSG;
-	memcpy(dec->prev, dec->delta, size);
-	memcpy(ret, dec->delta, size);
+	/* The sample is the next one's base: swap rather than copy. */
+	unsigned char *sample = dec->delta;
+	dec->delta = dec->prev;
+	dec->prev = sample;
+	memcpy(ret, sample, size);
 	dec->have_prev = true;
 	*ret_flags = flags;
 	return total;

@@ -24,6 +24,16 @@
 #define PW_REC_FRAME_SIZE 16
 #define PW_REC_KEYFRAME_EVERY 60
 
+/* What a reader accepts (pw_rec_header_check), so that a file cannot make it allocate more than a
+ * host perfwatchd samples would, nor overflow the detector's time arithmetic. docs/architecture.md
+ * ("The flight recorder") turns them into --replay's memory bound. */
+#define PW_REC_CPU_MAX 8192u   /* the collector sizes for at most 8192 CPU ids */
+#define PW_REC_LINE_MAX 65536u /* interrupt lines */
+/* Bytes; binds with the per-CPU matrix (256 CPUs x 1532 lines: 3.4 MB). */
+#define PW_REC_SAMPLE_MAX (32u << 20)
+#define PW_REC_INTERVAL_MAX (INT64_C(86400) * 1000000000) /* a day; --interval allows an hour */
+#define PW_REC_TIME_MAX (INT64_C(1) << 62) /* |sample times|: room to add intervals without overflow */
+
 /* Record flags. */
 enum {
 	PW_REC_KEYFRAME = 1u << 0, /* the payload is the whole sample, not a delta */
@@ -54,7 +64,8 @@ void pw_rec_header_encode(const struct pw_rec_header *hdr, void *buf);
 int pw_rec_header_decode(const void *buf, size_t len, struct pw_rec_header *ret);
 
 /* Can this build read samples with hdr's layout? Returns 0, or -EPROTO with the reason in why
- * (another byte order or struct sizes: the samples would be misread). */
+ * (another byte order or struct sizes: the samples would be misread; capacities, sample size or
+ * interval beyond the PW_REC_*_MAX limits). */
 int pw_rec_header_check(const struct pw_rec_header *hdr, char *why, size_t why_size);
 
 /* May samples described by want be appended to a file with header have? Returns 0, or -EPROTO with
@@ -93,8 +104,9 @@ void pw_rec_decoder_free(struct pw_rec_decoder *dec);
 /* Decode the record at the start of buf[0..len) into ret (sample_size bytes) and its flags into
  * *ret_flags. Returns the bytes it took (> 0); 0 when buf holds only the start of a record (read
  * more, or at the end of the file: cut short); -EBADMSG when the record is corrupt (checksum, length,
- * zlib stream, a sample contradicting the header, or a delta with no keyframe before it). ret is
- * untouched unless it returns > 0. */
+ * zlib stream, a sample contradicting the header or invalid in itself — a string without its NUL, a
+ * bool other than 0/1, a count beyond its array, a time out of bounds — or a delta with no keyframe
+ * before it). ret is untouched unless it returns > 0, and then safe for the detector and exporters. */
 ssize_t pw_rec_decode(struct pw_rec_decoder *dec, const void *buf, size_t len, struct pw_sample *ret,
                       uint32_t *ret_flags);
 

@@ -19,18 +19,22 @@ size_t pw_sample_size(uint32_t cpu_cap, uint32_t line_cap, bool with_matrix)
 	return size;
 }
 
-void pw_sample_init(struct pw_sample *sample, uint32_t cpu_cap, uint32_t line_cap, bool with_matrix)
+void pw_sample_layout(struct pw_sample *ret, uint32_t cpu_cap, uint32_t line_cap, bool with_matrix)
 {
-	size_t size = pw_sample_size(cpu_cap, line_cap, with_matrix);
 	size_t off = align8(sizeof(struct pw_sample));
 
-	memset(sample, 0, size);
-	sample->cpu_cap = cpu_cap;
-	sample->line_cap = line_cap;
-	sample->off_cpus = (uint32_t)off;
+	ret->cpu_cap = cpu_cap;
+	ret->line_cap = line_cap;
+	ret->off_cpus = (uint32_t)off;
 	off += align8((size_t)cpu_cap * sizeof(struct pw_cpu_sample));
-	sample->off_lines = (uint32_t)off;
+	ret->off_lines = (uint32_t)off;
 	off += align8((size_t)line_cap * sizeof(struct pw_line_sample));
-	sample->off_matrix = with_matrix ? (uint32_t)off : 0;
-	sample->size = (uint32_t)size;
+	ret->off_matrix = with_matrix ? (uint32_t)off : 0;
+	ret->size = (uint32_t)pw_sample_size(cpu_cap, line_cap, with_matrix);
+}
+
+void pw_sample_init(struct pw_sample *sample, uint32_t cpu_cap, uint32_t line_cap, bool with_matrix)
+{
+	memset(sample, 0, pw_sample_size(cpu_cap, line_cap, with_matrix));
+	pw_sample_layout(sample, cpu_cap, line_cap, with_matrix);
 }

@@ -112,6 +112,9 @@ struct pw_sample {
 /* Bytes a sample with these capacities occupies (a multiple of 8). */
 size_t pw_sample_size(uint32_t cpu_cap, uint32_t line_cap, bool with_matrix);
 
+/* Set only the layout fields of *ret (capacities, offsets, size) for these capacities. */
+void pw_sample_layout(struct pw_sample *ret, uint32_t cpu_cap, uint32_t line_cap, bool with_matrix);
+
 /* Zero the block at sample (pw_sample_size() bytes) and set its layout. */
 void pw_sample_init(struct pw_sample *sample, uint32_t cpu_cap, uint32_t line_cap, bool with_matrix);
 

@@ -3,7 +3,8 @@
 # replaying the file twice prints byte-identical output with the same alert transitions the live
 # daemon logged; a restart appends a second run; a cut, corrupt or foreign file gets its exit
 # status and a clear message; a file of another layout is not appended to; an unwritable path or a
-# full disk or a file-size limit is logged once, a partial write taken back, and sampling goes on.
+# full disk or a file-size limit is logged once, a partial write taken back, and sampling goes on; a
+# symlink (dangling: its target is not created) or a device is refused at start, a new file is 0640.
 source "$(dirname "$0")/lib.sh"
 
 scenarios="$PW_TESTS/scenarios"
@@ -85,6 +86,7 @@ cmp -s "$PW_WORK/foreign.pwrec" "$PW_FIXTURES/kernels/vm-2cpu-idle-1/proc/stat" 
 pw_start run1 --procfs "$tree/proc" --sysfs "$tree/sys" --interval 100ms --record "$PW_WORK/two.pwrec"
 pw_wait_samples 3
 pw_stop "$PW_PID"
+[ "$(stat -c %a "$PW_WORK/two.pwrec")" = 640 ] || pw_fail "a new recording is mode $(stat -c %a "$PW_WORK/two.pwrec")"
 pw_start run2 --procfs "$tree/proc" --sysfs "$tree/sys" --interval 100ms --record "$PW_WORK/two.pwrec"
 pw_wait_samples 3
 pw_stop "$PW_PID"
@@ -114,9 +116,36 @@ rc=0
 	--interrupts-per-cpu --record "$PW_WORK/two.pwrec" >"$PW_WORK/wide.log" 2>&1 || rc=$?
 [ "$rc" = 1 ] && grep -q "recorded with other capacities" "$PW_WORK/wide.log" || pw_fail "other layout: $rc $(cat "$PW_WORK/wide.log")"
 
-# 5. Nowhere to write: logged (once: rate-limited), and sampling goes on.
-for target in "$PW_WORK/no/such/dir/x.pwrec" /dev/full; do
-	pw_start nowhere --procfs "$tree/proc" --sysfs "$tree/sys" --interval 100ms --record "$target"
+# 5. Not a regular file: a dangling symlink (root would create its target) and a device are refused
+# at start (timeout: a daemon that took them would run on).
+ln -s "$PW_WORK/link-target.pwrec" "$PW_WORK/link.pwrec"
+for target in "$PW_WORK/link.pwrec" /dev/full; do
+	rc=0
+	timeout 10 "$PERFWATCHD" --config /dev/null --procfs "$tree/proc" --sysfs "$tree/sys" \
+		--listen "127.0.0.1:$(pw_free_port)" --record "$target" >"$PW_WORK/special.log" 2>&1 || rc=$?
+	[ "$rc" = 1 ] && grep -qE "record $target: (a symbolic link: not following it|not a regular file); not appending" \
+		"$PW_WORK/special.log" || pw_fail "$target: exit $rc: $(cat "$PW_WORK/special.log")"
+done
+[ -e "$PW_WORK/link-target.pwrec" ] && pw_fail "the dangling symlink's target was created"
+
+# Nowhere to write: logged (once: rate-limited), and sampling goes on. A full disk is a full
+# private tmpfs (unshare -m; skipped where mounting is not allowed).
+targets=("$PW_WORK/no/such/dir/x.pwrec")
+mkdir -p "$PW_WORK/full"
+if unshare -m bash -c 'mount -t tmpfs -o size=4k none "$1"' _ "$PW_WORK/full" 2>/dev/null; then
+	cat >"$PW_WORK/on-full" <<-EOF
+		#!/bin/bash
+		exec unshare -m bash -c 'mount -t tmpfs -o size=4k none "$PW_WORK/full" && head -c 4096 /dev/zero >"$PW_WORK/full/fill"; exec "\$0" "\$@"' "$PERFWATCHD" "\$@"
+	EOF
+	chmod +x "$PW_WORK/on-full"
+	targets+=("$PW_WORK/full/x.pwrec")
+else
+	echo "note: cannot mount a private tmpfs here; the full-disk case is not run" >&2
+fi
+for target in "${targets[@]}"; do
+	runner=$PERFWATCHD
+	[ "$target" = "$PW_WORK/full/x.pwrec" ] && runner="$PW_WORK/on-full"
+	PERFWATCHD=$runner pw_start nowhere --procfs "$tree/proc" --sysfs "$tree/sys" --interval 100ms --record "$target"
 	pw_wait_samples 15
 	pw_stop "$PW_PID"
 	n=$(grep -c "record $target: cannot" "$PW_WORK/nowhere.log" || true)
@@ -124,7 +153,10 @@ for target in "$PW_WORK/no/such/dir/x.pwrec" /dev/full; do
 	grep -qE "record $target: 0 samples recorded, [1-9][0-9]+ not" "$PW_WORK/nowhere.log" ||
 		pw_fail "no summary of what was lost: $(cat "$PW_WORK/nowhere.log")"
 done
-grep -q "record /dev/full: cannot write: No space left on device" "$PW_WORK/nowhere.log" || pw_fail "$(cat "$PW_WORK/nowhere.log")"
+if [ "${#targets[@]}" = 2 ]; then
+	grep -q "record $PW_WORK/full/x.pwrec: cannot write: No space left on device" "$PW_WORK/nowhere.log" ||
+		pw_fail "$(cat "$PW_WORK/nowhere.log")"
+fi
 
 # 6. A file-size limit stops a write in the middle of a record: what reached the file is taken back,
 # so the file replays whole (no record cut short), the daemon lives on (SIGXFSZ) and keeps sampling.

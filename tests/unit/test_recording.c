@@ -6,6 +6,7 @@
 #include "recording.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -48,6 +49,18 @@ static struct pw_sample *sample_at(int t)
 	}
 	for (uint32_t l = 0; l < s->nlines; l++)
 		pw_sample_lines(s)[l].line.total = 1000u * l + 37u * (uint64_t)t;
+	/* Noise, but a valid sample: the decoder refuses strings without their NUL, bools other than
+	 * 0 or 1, mode counts beyond the array, unknown flags. */
+	for (uint32_t id = 0; id < CPU_CAP; id++) {
+		struct pw_cpu_sample *c = &pw_sample_cpus(s)[id];
+		c->times.nmodes = PW_MODE_COUNT;
+		c->times.present = c->online = true;
+		c->in_interrupts = c->in_softirqs = id % 2;
+		c->freq_flags &= PW_FREQ_HAS_CPUFREQ | PW_FREQ_HAS_TIME_IN_STATE | PW_FREQ_AVG_FROM_STATS;
+		c->derived_valid &= PW_DERIVED_SHARES | PW_DERIVED_RATES | PW_DERIVED_FREQ;
+		snprintf(c->governor, sizeof(c->governor), "%s", id ? "ondemand" : "performance");
+		snprintf(c->driver, sizeof(c->driver), "acpi-cpufreq");
+	}
 	return s;
 }
 
@@ -288,6 +301,177 @@ START_TEST(keyframes)
 }
 END_TEST
 
+/* One keyframe of s through the encoder (which takes any bytes of the right size) and the decoder. */
+static ssize_t decode_one(const struct pw_rec_header *hdr, const struct pw_sample *s)
+{
+	struct pw_rec_encoder *enc = pw_rec_encoder_new(hdr);
+	struct pw_rec_decoder *dec = pw_rec_decoder_new(hdr);
+	struct pw_sample *out = pw_test_sample_new(hdr->cpu_cap, hdr->line_cap, hdr->with_matrix);
+	const void *buf;
+	size_t n;
+	uint32_t flags;
+
+	ck_assert_ptr_nonnull(enc);
+	ck_assert_ptr_nonnull(dec);
+	ck_assert_int_eq(pw_rec_encode(enc, s, &buf, &n), 0);
+	ssize_t r = pw_rec_decode(dec, buf, n, out, &flags);
+	ck_assert(r < 0 || (size_t)r == n);
+	pw_rec_decoder_free(dec);
+	pw_rec_encoder_free(enc);
+	free(out);
+	return r;
+}
+
+static void set_byte(void *field, unsigned char value)
+{
+	memcpy(field, &value, 1); /* a bool holding what no bool may hold, without storing through one */
+}
+
+/* The hostile samples of issue 10, each a record whose frame and checksums are right: strings without
+ * their NUL (the detector and rules print them with "%s"), bools holding 0x41, counts beyond the
+ * capacities, times that overflow the detector's arithmetic. Each is a corrupt record, never read. */
+START_TEST(hostile_samples)
+{
+	struct pw_rec_header hdr;
+
+	pw_rec_header_init(&hdr, CPU_CAP, LINE_CAP, false, 100, 4096, SEC);
+	for (int i = 0;; i++) {
+		struct pw_sample *s = sample_at(3);
+		struct pw_cpu_sample *cpus = pw_sample_cpus(s);
+		struct pw_line_sample *lines = pw_sample_lines(s);
+		const char *what = NULL;
+		switch (i) {
+		case 0:
+			memset(lines[s->nlines - 1].line.irq, 'A', PW_IRQ_NAME_MAX), what = "last line's irq";
+			break;
+		case 1:
+			memset(lines[s->nlines - 1].line.device, 'A', PW_IRQ_DEVICE_MAX),
+			        what = "last line's device";
+			break;
+		case 2:
+			memset(lines[LINE_CAP - 1].line.device, 'A', PW_IRQ_DEVICE_MAX),
+			        what = "unused line's device";
+			break;
+		case 3:
+			memset(lines[0].line.chip, 'A', PW_IRQ_CHIP_MAX), what = "chip";
+			break;
+		case 4:
+			memset(cpus[CPU_CAP - 1].governor, 'A', PW_CPUFREQ_NAME_MAX), what = "last governor";
+			break;
+		case 5:
+			memset(cpus[CPU_CAP - 1].driver, 'A', PW_CPUFREQ_NAME_MAX), what = "last driver";
+			break;
+		case 6:
+			set_byte(&cpus[1].online, 0x41), what = "online 0x41";
+			break;
+		case 7:
+			set_byte(&cpus[0].times.present, 0x41), what = "cpu present 0x41";
+			break;
+		case 8:
+			set_byte(&cpus[2].in_interrupts, 2), what = "in_interrupts 2";
+			break;
+		case 9:
+			set_byte(&cpus[2].in_softirqs, 0xff), what = "in_softirqs 0xff";
+			break;
+		case 10:
+			set_byte(&s->stat.total.present, 0x41), what = "total present 0x41";
+			break;
+		case 11:
+			set_byte(&s->psi[PW_PSI_IO].full.present, 0x41), what = "psi present 0x41";
+			break;
+		case 12:
+			s->stat.total.nmodes = PW_MODE_COUNT + 1, what = "host nmodes";
+			break;
+		case 13:
+			cpus[1].times.nmodes = 200, what = "cpu nmodes";
+			break;
+		case 14:
+			s->ncpu = CPU_CAP + 1, what = "ncpu";
+			break;
+		case 15:
+			s->nlines = LINE_CAP + 1, what = "nlines";
+			break;
+		case 16:
+			s->interrupts.nlines = LINE_CAP + 1, what = "interrupts.nlines";
+			break;
+		case 17:
+			s->interval_ns = INT64_C(1) << 62, what = "interval 2^62";
+			break;
+		case 18:
+			s->interval_ns = -SEC, what = "negative interval";
+			break;
+		case 19:
+			s->mono_ns = INT64_MAX, what = "mono INT64_MAX";
+			break;
+		case 20:
+			s->mono_ns = -1, what = "negative mono";
+			break;
+		case 21:
+			s->real_ns = INT64_MIN, what = "real INT64_MIN";
+			break;
+		case 22:
+			s->duration_ns = INT64_MAX, what = "duration INT64_MAX";
+			break;
+		case 23:
+			lines[0].line.flags = 1u << 7, what = "line flags";
+			break;
+		case 24:
+			cpus[0].freq_flags = 1u << 9, what = "freq flags";
+			break;
+		case 25:
+			s->derived.valid = 1u << 5, what = "derived flags";
+			break;
+		case 26:
+			s->off_lines += 8, what = "offset";
+			break;
+		}
+		if (!what) {
+			ck_assert_msg(decode_one(&hdr, s) > 0, "the untouched sample was refused");
+			free(s);
+			break;
+		}
+		ck_assert_msg(decode_one(&hdr, s) == -EBADMSG, "%s: not refused", what);
+		free(s);
+	}
+}
+END_TEST
+
+/* Headers that would make a reader allocate beyond any host or overflow its time arithmetic. */
+START_TEST(hostile_headers)
+{
+	struct pw_rec_header h, back;
+	unsigned char buf[PW_REC_HEADER_SIZE];
+	char why[256];
+	const struct {
+		uint32_t cpus, lines;
+		bool matrix;
+		int64_t interval_ns;
+		const char *what;
+	} cases[] = {
+	        {CPU_CAP, LINE_CAP, false, INT64_C(1) << 62, "interval 2^62"},
+	        {CPU_CAP, LINE_CAP, false, -SEC, "negative interval"},
+	        {PW_REC_CPU_MAX + 1, LINE_CAP, false, SEC, "CPUs"},
+	        {CPU_CAP, PW_REC_LINE_MAX + 1, false, SEC, "lines"},
+	        {8192, 1u << 20, false, SEC, "163 MB of lines"},
+	        {4096, 4096, true, SEC, "a 128 MiB matrix"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		pw_rec_header_init(&h, cases[i].cpus, cases[i].lines, cases[i].matrix, 100, 4096,
+		                   cases[i].interval_ns);
+		pw_rec_header_encode(&h, buf);
+		ck_assert_int_eq(pw_rec_header_decode(buf, sizeof(buf), &back), 0);
+		ck_assert_msg(pw_rec_header_check(&back, why, sizeof(why)) == -EPROTO, "%s: accepted",
+		              cases[i].what);
+	}
+	/* The largest a host perfwatchd samples still fits. */
+	pw_rec_header_init(&h, PW_REC_CPU_MAX, 2048, false, 100, 4096, 3600 * SEC);
+	ck_assert_int_eq(pw_rec_header_check(&h, why, sizeof(why)), 0);
+	pw_rec_header_init(&h, 256, 1532, true, 100, 4096, SEC);
+	ck_assert_int_eq(pw_rec_header_check(&h, why, sizeof(why)), 0);
+}
+END_TEST
+
 static Suite *recording_suite(void)
 {
 	Suite *s = suite_create("recording");
@@ -298,6 +482,8 @@ static Suite *recording_suite(void)
 	tcase_add_test(malformed, truncated_everywhere);
 	tcase_add_test(malformed, flipped_everywhere);
 	tcase_add_test(malformed, foreign);
+	tcase_add_test(malformed, hostile_samples);
+	tcase_add_test(malformed, hostile_headers);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, malformed);
 	return s;
