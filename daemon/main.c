@@ -283,14 +283,15 @@ static void log_rule_changes(const struct pw_detector_config *old, const struct 
 	for (int i = 0; i < PW_ALERT_COUNT; i++) {
 		const struct pw_rule_config *a = &old->rules[i], *b = &new->rules[i];
 		if (a->enabled == b->enabled && a->for_ns == b->for_ns && a->resolve_ns == b->resolve_ns &&
-		    a->threshold == b->threshold && a->critical == b->critical && a->sigmas == b->sigmas)
+		    a->threshold == b->threshold && a->critical == b->critical && a->sigmas == b->sigmas &&
+		    a->adopt_ns == b->adopt_ns)
 			continue;
 		pw_log(LOG_INFO,
 		       "reload: rule %s: enabled=%s for=%.3gs resolve=%.3gs threshold=%g critical=%g "
-		       "sigmas=%g",
+		       "sigmas=%g adopt=%.3gs",
 		       pw_alert_name_str((enum pw_alert_name)i), b->enabled ? "true" : "false",
 		       (double)b->for_ns / 1e9, (double)b->resolve_ns / 1e9, b->threshold, b->critical,
-		       b->sigmas);
+		       b->sigmas, (double)b->adopt_ns / 1e9);
 	}
 }
 

@@ -47,7 +47,7 @@ log="$PW_WORK/reload.log"
 pw_wait_for 20 "warm" warm_is 1
 before=$(baseline_means)
 [ -n "$before" ] || pw_fail "no baselines served"
-[ "$(rule InterruptRateDrop)" = '{"critical":0.05,"enabled":true,"for_seconds":3,"resolve_seconds":90,"sigmas":4,"threshold":0.5}' ] ||
+[ "$(rule InterruptRateDrop)" = '{"adopt_seconds":120,"critical":0.05,"enabled":true,"for_seconds":3,"resolve_seconds":90,"sigmas":4,"threshold":0.5}' ] ||
 	pw_fail "unexpected rule settings at start: $(rule InterruptRateDrop)"
 
 # 3. A broken file (a good line before the bad one must not leak in): one line, nothing changes.

@@ -344,7 +344,8 @@ START_TEST(test_interrupt_time)
 
 	ASSERT_KEYS(root, "alerts.0.evidence", "host_irq_percent", "host_softirq_percent",
 	            "host_baseline_percent", "interrupts_per_second", "interrupts_baseline_per_second",
-	            "cpus", "lines", "softirqs", "processes");
+	            "cause", "cost_per_event_us", "cost_per_event_baseline_us", "added_events_per_second",
+	            "time_estimated", "cpus", "lines", "softirqs", "processes");
 	pw_assert_json_number(root, "alerts.0.evidence.host_irq_percent", 2.1);
 	pw_assert_json_string(root, "alerts.0.evidence.lines.0.smp_affinity_list", "0-3");
 	pw_assert_json_null(root, "alerts.0.evidence.lines.1.smp_affinity_list");
@@ -481,7 +482,8 @@ START_TEST(test_memory)
 		            "refaults_per_second", "iowait_percent", "iowait_baseline_percent",
 		            "memory_total_mib", "memory_available_mib", "memory_free_mib", "page_cache_mib",
 		            "swap_total_mib", "swap_free_mib", "pressure_memory_some_percent",
-		            "pressure_io_some_percent", "procs_blocked", "disks");
+		            "pressure_io_some_percent", "io_stall_percent", "io_stall_baseline_percent",
+	            "memory_stall_percent", "memory_stall_baseline_percent", "procs_blocked", "disks");
 	}
 	ASSERT_KEYS(root, "alerts.3.evidence.disks.top.0", "name", "utilization_percent", "reads_per_second",
 	            "writes_per_second");
@@ -528,7 +530,7 @@ START_TEST(test_system_time_steal)
 
 	ASSERT_KEYS(root, "alerts.5.evidence", "system_percent", "user_percent", "system_baseline_percent",
 	            "context_switches_per_second", "context_switches_baseline_per_second", "run_queue",
-	            "run_queue_baseline", "cpus", "processes");
+	            "run_queue_baseline", "kernel_share_of_busy_required", "cpus", "processes");
 	pw_assert_json_string(root, "alerts.5.evidence.processes.status", "ok");
 	ck_assert(json_is_true(pw_json_at(root, "alerts.5.evidence.processes.truncated")));
 	pw_assert_json_number(root, "alerts.5.evidence.processes.processes_scanned", 4096);

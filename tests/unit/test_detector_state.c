@@ -124,6 +124,7 @@ static void assert_same_state(const struct pw_detector *a, const struct pw_detec
 	assert_same_baselines(a->cpu_system, b->cpu_system, cpus);
 	assert_same_baselines(a->cpu_irq_cost, b->cpu_irq_cost, cpus);
 	assert_same_baselines(&a->host_irq_cost, &b->host_irq_cost, 1);
+	assert_same_baselines(a->cpu_events, b->cpu_events, (size_t)cpus * PW_CPU_EVENT_KINDS);
 	for (uint32_t i = 0; i < lines; i++) {
 		ck_assert_str_eq(a->lines[i].irq, b->lines[i].irq);
 		ck_assert_int_eq(a->lines[i].used, b->lines[i].used);
@@ -359,15 +360,20 @@ START_TEST(test_checksummed_nonsense)
 	ck_assert_ptr_nonnull(buf);
 	ck_assert_int_eq(pw_detector_state_save(d, buf, len), (int)len);
 	ck_assert_int_eq(pw_detector_state_load(d, buf, len), 0);
-	/* A negative learned time: fix the checksum up the way the writer computes it. */
-	memset(buf + HEADER_SIZE, 0xff, 8);
-	uint64_t h = UINT64_C(0xcbf29ce484222325);
-	for (size_t i = 0; i < len; i++)
-		if (i < 24 || i >= HEADER_SIZE)
-			h = (h ^ buf[i]) * UINT64_C(0x100000001b3);
-	for (int i = 0; i < 8; i++)
-		buf[24 + i] = (unsigned char)(h >> (8 * i));
-	ck_assert_int_eq(pw_detector_state_load(d, buf, len), -EINVAL);
+	/* A negative learned time, then INT64_MAX (issue 10: learned time + this run's overflowed):
+	 * fix the checksum up the way the writer computes it. */
+	for (int bad = 0; bad < 2; bad++) {
+		memset(buf + HEADER_SIZE, 0xff, 8);
+		if (bad == 1)
+			buf[HEADER_SIZE + 7] = 0x7f;
+		uint64_t h = UINT64_C(0xcbf29ce484222325);
+		for (size_t i = 0; i < len; i++)
+			if (i < 24 || i >= HEADER_SIZE)
+				h = (h ^ buf[i]) * UINT64_C(0x100000001b3);
+		for (int i = 0; i < 8; i++)
+			buf[24 + i] = (unsigned char)(h >> (8 * i));
+		ck_assert_int_eq(pw_detector_state_load(d, buf, len), -EINVAL);
+	}
 	free(buf);
 	pw_detector_free(d);
 }

@@ -408,6 +408,51 @@ START_TEST(test_detector_quiet)
 }
 END_TEST
 
+/* Signals far from their baselines with no alert: named with figure, baseline and who took the
+ * system time, never "nothing unusual"; after an alert's summary they follow as "Also". */
+START_TEST(test_detector_deviations)
+{
+	static struct pw_detector_view view = {.samples_seen = 7200, .warm = true, .ndeviations = 2};
+	struct pw_sample *s = make_sample();
+	struct pw_status_self self = test_self;
+
+	view.deviations[0] = (struct pw_deviation){.what = "system time", .cpu = -1, .unit = PW_UNIT_SHARE,
+	                                           .value = 0.38, .baseline = 0.02, .spread = 0.01, .score = 36,
+	                                           .evidence = "most system time: dd (pid 4321) 62% of a CPU",
+	                                           .signal = PW_SIG_SYSTEM};
+	view.deviations[1] = (struct pw_deviation){.what = "NET_RX softirqs", .cpu = -1, .unit = PW_UNIT_RATE,
+	                                           .value = 190000, .baseline = 3, .spread = 1, .score = 1e5,
+	                                           .signal = PW_SIG_COUNT};
+	view.irq_accounting = PW_IRQ_ACCOUNTING_TICKS;
+	self.detector = &view;
+	json_t *root = render_parsed(s, &self, NULL);
+	pw_assert_json_string(root, "diagnosis",
+	                      "No alert, but far from normal: system time 38% of the CPUs, normally 2.0% (most "
+	                      "system time: dd (pid 4321) 62% of a CPU); NET_RX softirqs 190000/s, normally "
+	                      "3.0/s.");
+	pw_assert_json_string(root, "detector.deviations.0.what", "system time");
+	pw_assert_json_string(root, "detector.deviations.0.unit", "ratio");
+	pw_assert_json_number(root, "detector.deviations.0.value", 0.38);
+	pw_assert_json_number(root, "detector.deviations.1.score", 1e5);
+	pw_assert_json_null(root, "detector.deviations.1.cpu");
+	pw_assert_json_string(root, "detector.handler_time",
+	                      "estimated from timer ticks (no CONFIG_IRQ_TIME_ACCOUNTING)");
+	json_decref(root);
+
+	set_alert(&view.alerts[0], PW_ALERT_SYSTEM_TIME_HIGH, PW_ALERT_FIRING, PW_SEVERITY_WARNING,
+	          "Kernel time is 38% of the CPUs against 20.0% user time (normally 2% system)");
+	view.nalerts = 1;
+	view.ndeviations = 1;
+	root = render_parsed(s, &self, NULL);
+	pw_assert_json_string(root, "diagnosis",
+	                      "Kernel time is 38% of the CPUs against 20.0% user time (normally 2% system). Also "
+	                      "far from normal: system time 38% of the CPUs, normally 2.0% (most system time: dd "
+	                      "(pid 4321) 62% of a CPU).");
+	json_decref(root);
+	free(s);
+}
+END_TEST
+
 /* One pending critical alert listed before one firing warning: the list keeps rule order, the
  * diagnosis puts the firing one first. */
 START_TEST(test_detector_alerts)
@@ -506,6 +551,7 @@ static Suite *status_json_suite(void)
 	tcase_add_test(core, test_detector_learning);
 	tcase_add_test(core, test_detector_quiet);
 	tcase_add_test(core, test_detector_alerts);
+	tcase_add_test(core, test_detector_deviations);
 	tcase_add_test(malformed, test_hostile_values);
 	tcase_add_test(malformed, test_detector_long_diagnosis);
 	suite_add_tcase(s, core);
