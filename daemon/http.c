@@ -12,6 +12,7 @@
 #include "log.h"
 #include "prometheus.h"
 #include "status_json.h"
+#include "status_text.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -135,6 +136,18 @@ static enum MHD_Result serve_metrics(struct pw_http *h, struct MHD_Connection *c
 	return r;
 }
 
+/* ?format=text, or an Accept that names text/plain and not JSON (curl sends * / *: JSON stays
+ * the default for tools). */
+static bool wants_text(struct MHD_Connection *conn)
+{
+	const char *format = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "format");
+	const char *accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+
+	if (format)
+		return strcmp(format, "text") == 0;
+	return accept && strstr(accept, "text/plain") && !strstr(accept, "application/json");
+}
+
 static enum MHD_Result serve_status(struct pw_http *h, struct MHD_Connection *conn)
 {
 	struct pw_history_summary recent;
@@ -154,6 +167,12 @@ static enum MHD_Result serve_status(struct pw_http *h, struct MHD_Connection *co
 	pw_history_summarize(history, now_mono - STATUS_WINDOW_NS, h->point, &recent);
 	self.recent = &recent;
 	self.detector = detector_view(h);
+	if (wants_text(conn)) {
+		pw_outbuf_reset(&h->body);
+		if (pw_status_render_text(&h->body, latest(h), &self) < 0)
+			return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+		return respond_body(h, conn, "text/plain; charset=utf-8");
+	}
 	char *json = pw_status_render(latest(h), &self);
 	if (!json)
 		return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");

@@ -636,11 +636,10 @@ static void build(struct doc *d, json_t *root)
 	set(d, root, "detector", detector_section(d));
 }
 
-char *pw_status_render(const struct pw_sample *sample, const struct pw_status_self *self)
+json_t *pw_status_document(const struct pw_sample *sample, const struct pw_status_self *self)
 {
 	struct doc d = {.sample = sample, .self = self};
 	json_t *root = json_object();
-	char *text = NULL;
 
 	if (!root)
 		return NULL;
@@ -653,8 +652,18 @@ char *pw_status_render(const struct pw_sample *sample, const struct pw_status_se
 		set(&d, root, "status", json_string("starting"));
 		set(&d, root, "alerts", pw_alerts_json_array(detector(&d)));
 	}
-	if (!d.failed)
-		text = pw_json_dump(root);
+	if (d.failed) {
+		json_decref(root);
+		return NULL;
+	}
+	return root;
+}
+
+char *pw_status_render(const struct pw_sample *sample, const struct pw_status_self *self)
+{
+	json_t *root = pw_status_document(sample, self);
+	char *text = root ? pw_json_dump(root) : NULL;
+
 	json_decref(root);
 	return text;
 }

@@ -6,7 +6,9 @@
 
 #include "detector.h"
 #include "history.h"
+
 #include "sample.h"
+#include <jansson.h>
 
 struct pw_status_self {
 	const char *version;
@@ -24,5 +26,9 @@ struct pw_status_self {
  * "alerts" lists self->detector's active alerts ([] without a detector), "diagnosis" says in one
  * short paragraph what they mean, "detector" is its state (null without one). Thread-safe. */
 char *pw_status_render(const struct pw_sample *sample, const struct pw_status_self *self);
+
+/* The same document as a tree, for other renderings of it (status_text.c); NULL on allocation
+ * failure. The caller json_decref()s it. */
+json_t *pw_status_document(const struct pw_sample *sample, const struct pw_status_self *self);
 
 #endif

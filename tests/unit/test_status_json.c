@@ -5,6 +5,7 @@
 #include "fixture_util.h"
 #include "json_assert.h"
 #include "status_json.h"
+#include "status_text.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -416,20 +417,31 @@ START_TEST(test_detector_deviations)
 	struct pw_sample *s = make_sample();
 	struct pw_status_self self = test_self;
 
-	view.deviations[0] = (struct pw_deviation){.what = "system time", .cpu = -1, .unit = PW_UNIT_SHARE,
-	                                           .value = 0.38, .baseline = 0.02, .spread = 0.01, .score = 36,
+	view.deviations[0] = (struct pw_deviation){.what = "system time",
+	                                           .cpu = -1,
+	                                           .unit = PW_UNIT_SHARE,
+	                                           .value = 0.38,
+	                                           .baseline = 0.02,
+	                                           .spread = 0.01,
+	                                           .score = 36,
 	                                           .evidence = "most system time: dd (pid 4321) 62% of a CPU",
 	                                           .signal = PW_SIG_SYSTEM};
-	view.deviations[1] = (struct pw_deviation){.what = "NET_RX softirqs", .cpu = -1, .unit = PW_UNIT_RATE,
-	                                           .value = 190000, .baseline = 3, .spread = 1, .score = 1e5,
+	view.deviations[1] = (struct pw_deviation){.what = "NET_RX softirqs",
+	                                           .cpu = -1,
+	                                           .unit = PW_UNIT_RATE,
+	                                           .value = 190000,
+	                                           .baseline = 3,
+	                                           .spread = 1,
+	                                           .score = 1e5,
 	                                           .signal = PW_SIG_COUNT};
 	view.irq_accounting = PW_IRQ_ACCOUNTING_TICKS;
 	self.detector = &view;
 	json_t *root = render_parsed(s, &self, NULL);
-	pw_assert_json_string(root, "diagnosis",
-	                      "No alert, but far from normal: system time 38% of the CPUs, normally 2.0% (most "
-	                      "system time: dd (pid 4321) 62% of a CPU); NET_RX softirqs 190000/s, normally "
-	                      "3.0/s.");
+	pw_assert_json_string(
+	        root, "diagnosis",
+	        "No alert, but far from normal: system time 38% of the CPUs, normally 2.0% (most "
+	        "system time: dd (pid 4321) 62% of a CPU); NET_RX softirqs 190000/s, normally "
+	        "3.0/s.");
 	pw_assert_json_string(root, "detector.deviations.0.what", "system time");
 	pw_assert_json_string(root, "detector.deviations.0.unit", "ratio");
 	pw_assert_json_number(root, "detector.deviations.0.value", 0.38);
@@ -444,11 +456,67 @@ START_TEST(test_detector_deviations)
 	view.nalerts = 1;
 	view.ndeviations = 1;
 	root = render_parsed(s, &self, NULL);
-	pw_assert_json_string(root, "diagnosis",
-	                      "Kernel time is 38% of the CPUs against 20.0% user time (normally 2% system). Also "
-	                      "far from normal: system time 38% of the CPUs, normally 2.0% (most system time: dd "
-	                      "(pid 4321) 62% of a CPU).");
+	pw_assert_json_string(
+	        root, "diagnosis",
+	        "Kernel time is 38% of the CPUs against 20.0% user time (normally 2% system). Also "
+	        "far from normal: system time 38% of the CPUs, normally 2.0% (most system time: dd "
+	        "(pid 4321) 62% of a CPU).");
 	json_decref(root);
+	free(s);
+}
+END_TEST
+
+/* The text rendering for people: one screenful, the diagnosis first, then the alerts, values beside
+ * their baselines; a diagnosis too long for its lines is cut with "...". */
+START_TEST(test_text)
+{
+	static struct pw_detector_view view = {.samples_seen = 7200, .warm = true, .ndeviations = 1};
+	struct pw_sample *s = make_sample();
+	struct pw_status_self self = test_self;
+	struct pw_outbuf o;
+
+	view.deviations[0] = (struct pw_deviation){.what = "system time",
+	                                           .cpu = -1,
+	                                           .unit = PW_UNIT_SHARE,
+	                                           .value = 0.38,
+	                                           .baseline = 0.02,
+	                                           .spread = 0.01,
+	                                           .score = 36,
+	                                           .signal = PW_SIG_SYSTEM};
+	view.baselines[PW_SIG_SYSTEM] = (struct pw_baseline){.mean = 0.02, .var = 1e-4, .learned_s = 600};
+	set_alert(&view.alerts[0], PW_ALERT_SYSTEM_TIME_HIGH, PW_ALERT_FIRING, PW_SEVERITY_WARNING,
+	          "Kernel time is 38% of the CPUs against 20.0% user time (normally 2% system)");
+	view.nalerts = 1;
+	self.detector = &view;
+	pw_outbuf_init(&o);
+	ck_assert_int_eq(pw_status_render_text(&o, s, &self), 0);
+	pw_outbuf_putc(&o, '\0');
+	const char *text = o.data;
+	int lines = 0;
+	for (const char *p = text; *p; p++)
+		lines += *p == '\n';
+	ck_assert_int_le(lines, 24);
+	const char *diag = strstr(text, "\nDIAGNOSIS  Kernel time is 38%");
+	const char *alerts = strstr(text, "\nALERTS     firing SystemTimeHigh (warning)");
+	const char *cpu = strstr(text, "\nCPU        busy");
+	ck_assert_msg(diag && alerts && cpu && diag < alerts && alerts < cpu, "%s", text);
+	ck_assert_msg(strstr(text, "(normally 2.0%)"), "%s", text);
+	ck_assert_msg(strstr(text, "from normal: system time 38% of the CPUs"), "%s", text);
+	pw_outbuf_done(&o);
+
+	/* A diagnosis of every deviation at full length stays within its lines. */
+	view.ndeviations = PW_DEVIATIONS_MAX;
+	for (int i = 0; i < PW_DEVIATIONS_MAX; i++)
+		view.deviations[i] = view.deviations[0];
+	pw_outbuf_init(&o);
+	ck_assert_int_eq(pw_status_render_text(&o, s, &self), 0);
+	pw_outbuf_putc(&o, '\0');
+	ck_assert_msg(strstr(o.data, " ...\n"), "%s", o.data);
+	lines = 0;
+	for (const char *p = o.data; *p; p++)
+		lines += *p == '\n';
+	ck_assert_int_le(lines, 24);
+	pw_outbuf_done(&o);
 	free(s);
 }
 END_TEST
@@ -552,6 +620,7 @@ static Suite *status_json_suite(void)
 	tcase_add_test(core, test_detector_quiet);
 	tcase_add_test(core, test_detector_alerts);
 	tcase_add_test(core, test_detector_deviations);
+	tcase_add_test(core, test_text);
 	tcase_add_test(malformed, test_hostile_values);
 	tcase_add_test(malformed, test_detector_long_diagnosis);
 	suite_add_tcase(s, core);
