@@ -506,8 +506,11 @@ START_TEST(test_text)
 
 	/* A diagnosis of every deviation at full length stays within its lines. */
 	view.ndeviations = PW_DEVIATIONS_MAX;
-	for (int i = 0; i < PW_DEVIATIONS_MAX; i++)
+	for (int i = 0; i < PW_DEVIATIONS_MAX; i++) {
 		view.deviations[i] = view.deviations[0];
+		snprintf(view.deviations[i].evidence, sizeof(view.deviations[i].evidence),
+		         "most system time: a-process-name (pid 123456) 99%% of a CPU");
+	}
 	pw_outbuf_init(&o);
 	ck_assert_int_eq(pw_status_render_text(&o, s, &self), 0);
 	pw_outbuf_putc(&o, '\0');
