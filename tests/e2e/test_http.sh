@@ -24,6 +24,17 @@ grep -q 'Re-using existing connection' <<<"$reuse" || pw_fail "the connection wa
 [ "$(code -X POST --data-binary @<(head -c 100000 /dev/zero) "$PW_URL/metrics")" = 405 ] ||
 	pw_fail "POST with a 100 kB body is not 405"
 
+# /status: JSON for tools (curl's */*), one screenful of text for people on request.
+curl -s -D "$PW_WORK/sh" -o "$PW_WORK/status.json" "$PW_URL/status"
+grep -qi '^Content-Type: application/json' "$PW_WORK/sh" || pw_fail "/status is not JSON by default"
+for how in "$PW_URL/status?format=text" "-H Accept:text/plain $PW_URL/status"; do
+	# shellcheck disable=SC2086 # $how is a curl argument list
+	curl -s -D "$PW_WORK/sh" -o "$PW_WORK/status.txt" $how
+	grep -qi '^Content-Type: text/plain' "$PW_WORK/sh" || pw_fail "/status text content type ($how)"
+	head -2 "$PW_WORK/status.txt" | grep -q '^DIAGNOSIS  ' || pw_fail "the text /status does not start with the diagnosis"
+	[ "$(wc -l <"$PW_WORK/status.txt")" -le 24 ] || pw_fail "the text /status is over one screen"
+done
+
 # Text format by default, OpenMetrics on request.
 curl -s -D "$PW_WORK/h" -o "$PW_WORK/text" "$PW_URL/metrics"
 grep -qi '^Content-Type: text/plain; version=0.0.4' "$PW_WORK/h" || pw_fail "text content type"
