@@ -127,8 +127,10 @@ struct pw_detector *pw_detector_new(const struct pw_detector_config *config, uin
 	d->cpu_system = calloc(cpu_cap, sizeof(*d->cpu_system));
 	d->cpu_irq_cost = calloc(cpu_cap, sizeof(*d->cpu_irq_cost));
 	d->cpu_events = calloc((size_t)cpu_cap * PW_CPU_EVENT_KINDS, sizeof(*d->cpu_events));
+	d->cpu_events_before = calloc((size_t)cpu_cap * PW_CPU_EVENT_KINDS, sizeof(*d->cpu_events_before));
 	d->lines = calloc(line_cap, sizeof(*d->lines));
-	if (!d->cpu_irq || !d->cpu_system || !d->cpu_irq_cost || !d->cpu_events || !d->lines) {
+	if (!d->cpu_irq || !d->cpu_system || !d->cpu_irq_cost || !d->cpu_events || !d->cpu_events_before ||
+	    !d->lines) {
 		pw_detector_free(d);
 		return NULL;
 	}
@@ -143,6 +145,7 @@ void pw_detector_free(struct pw_detector *d)
 	free(d->cpu_system);
 	free(d->cpu_irq_cost);
 	free(d->cpu_events);
+	free(d->cpu_events_before);
 	free(d->lines);
 	free(d);
 }
@@ -288,6 +291,9 @@ static double rate_floor(const struct pw_baseline *b)
 	return pw_rate_spread_floor(b);
 }
 
+/* How long the events before an excursion are remembered: a few seconds of a steady load. */
+#define BEFORE_HALF_LIFE_S 5.0
+
 static void learn_cpus(struct pw_detector *d, const struct pw_sample *s, double dt)
 {
 	const struct pw_cpu_sample *cpus = pw_sample_cpus_const(s);
@@ -298,6 +304,13 @@ static void learn_cpus(struct pw_detector *d, const struct pw_sample *s, double 
 		const struct pw_cpu_sample *c = &cpus[id];
 		if (!(c->derived_valid & PW_DERIVED_SHARES))
 			continue;
+		double irq = c->share[PW_MODE_IRQ] + c->share[PW_MODE_SOFTIRQ];
+		const struct pw_rule_config *rc = &d->config.rules[PW_ALERT_INTERRUPT_TIME_HIGH];
+		bool excursion = pw_baseline_learned(&d->cpu_irq[id], 1) &&
+		                 pw_baseline_score(&d->cpu_irq[id], irq, PW_SHARE_SPREAD_FLOOR) >= rc->sigmas;
+		for (int k = 0; k < PW_CPU_EVENT_KINDS && !excursion; k++)
+			pw_baseline_update(pw_cpu_event_before(d, id, k), pw_cpu_event_rate(c, k), dt,
+			                   BEFORE_HALF_LIFE_S);
 		if (!irq_frozen) {
 			learn_one(d, &d->cpu_irq[id], c->share[PW_MODE_IRQ] + c->share[PW_MODE_SOFTIRQ], dt,
 			          PW_SHARE_SPREAD_FLOOR);

@@ -49,7 +49,10 @@ struct pw_detector {
 	struct pw_baseline *cpu_irq, *cpu_system;     /* [cpu_cap] shares */
 	struct pw_baseline *cpu_irq_cost;             /* [cpu_cap] handler time per event, us */
 	struct pw_baseline host_irq_cost;
-	struct pw_baseline *cpu_events;      /* [cpu_cap][PW_CPU_EVENT_KINDS] events per second */
+	struct pw_baseline *cpu_events; /* [cpu_cap][PW_CPU_EVENT_KINDS] events per second */
+	/* The same with a short memory, learning only while the CPU's handler time is normal: the
+	 * events just before an excursion began, which the added handler time is charged against. */
+	struct pw_baseline *cpu_events_before;
 	struct pw_baseline recent_intr;      /* host interrupts/s, short memory: what a lasting drop adopts */
 	struct pw_line_baseline *lines;      /* [line_cap] */
 	uint64_t psi_total_us[PW_PSI_COUNT]; /* the previous sample's stall totals (some) */
@@ -112,6 +115,11 @@ static inline double pw_cpu_event_rate(const struct pw_cpu_sample *c, int k)
 static inline struct pw_baseline *pw_cpu_event_baseline(const struct pw_detector *d, uint32_t cpu, int k)
 {
 	return &d->cpu_events[(size_t)cpu * PW_CPU_EVENT_KINDS + (size_t)k];
+}
+
+static inline struct pw_baseline *pw_cpu_event_before(const struct pw_detector *d, uint32_t cpu, int k)
+{
+	return &d->cpu_events_before[(size_t)cpu * PW_CPU_EVENT_KINDS + (size_t)k];
 }
 
 /* The conditions of MemorySwapping and IoWaitHigh on this sample: other rules defer to them (the

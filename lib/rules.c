@@ -153,12 +153,16 @@ struct irq_verdict {
 	bool traffic;
 };
 
-/* Events above their baselines on one CPU, and how many of them are block completions. */
+/* Events added on one CPU since before its handler time rose (the short-memory level that stops
+ * learning during an excursion: a steady load that got dearer adds none), and how many of them are
+ * block completions. */
 static void cpu_added_events(const struct pw_detector *d, uint32_t id, const struct pw_cpu_sample *c,
                              struct irq_verdict *v)
 {
 	for (int k = 0; k < PW_CPU_EVENT_KINDS; k++) {
-		const struct pw_baseline *b = pw_cpu_event_baseline(d, id, k);
+		const struct pw_baseline *b = pw_cpu_event_before(d, id, k)->learned_s > 0
+		                                      ? pw_cpu_event_before(d, id, k)
+		                                      : pw_cpu_event_baseline(d, id, k);
 		double rate = pw_cpu_event_rate(c, k);
 		if (!isfinite(rate))
 			continue;
@@ -200,6 +204,8 @@ static bool traffic_fires(const struct irq_verdict *v, double cpus, bool io_boun
 	return v->value * cpus >= IRQ_TRAFFIC_SHARE && !(io_bound && (block || v->added_block > 0));
 }
 
+/* Traffic when the added events account for the added time at a plausible cost, or when the
+ * average cost per event did not even double (a busier device whose handlers stayed as fast). */
 static void classify(struct irq_verdict *v, const struct pw_baseline *cost_base, double cost_us,
                      double warmup_s)
 {
@@ -208,7 +214,8 @@ static void classify(struct irq_verdict *v, const struct pw_baseline *cost_base,
 
 	v->cost_us = cost_us;
 	v->cost_baseline_us = learned ? cost_base->mean : NAN;
-	v->traffic = v->added_time <= v->added_events * plausible * 1e-6;
+	v->traffic = v->added_time <= v->added_events * plausible * 1e-6 ||
+	             (learned && isfinite(cost_us) && cost_us < IRQ_COST_GROWTH * cost_base->mean);
 }
 
 /* The CPU whose handler time is most unusual and significant and not explained away; the host when
