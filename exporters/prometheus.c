@@ -97,7 +97,7 @@ enum fam_id {
 	F_COUNT
 };
 
-/* docs/metrics.md describes every row; keep the two in step. */
+/* docs/metrics.md describes every row (tests/e2e/test_metrics_doc.sh checks both ways). */
 static const struct pw_prom_family families[F_COUNT] = {
         [F_CPU_SECONDS] = PW_PROM_COUNTER_UNIT("cpu_seconds", "seconds",
                                                "Time each CPU spent in each mode (/proc/stat cpuN)."),
