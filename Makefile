@@ -30,19 +30,19 @@ test: test-deps
 	$(MAKE) check-format test-release test-asan test-tsan
 
 test-release:
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPW_WERROR=ON $(CMAKE_ARGS)
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPW_WERROR=ON -DPW_TESTS=ON $(CMAKE_ARGS)
 	cmake --build $(BUILD) -j $(JOBS)
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 test-asan:
-	CC=clang cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DPW_WERROR=ON -DPW_SANITIZE=address,undefined
+	CC=clang cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DPW_WERROR=ON -DPW_SANITIZE=address,undefined -DPW_TESTS=ON
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		ctest --output-on-failure -j $(JOBS) -LE 'stress|integration|scenario|live'
+		ctest --output-on-failure -j $(JOBS) -LE 'stress|integration|scenario|live|build'
 
 # setarch -R: clang-14's TSan cannot map its shadow under the 32-bit mmap randomisation of newer kernels.
 test-tsan:
-	CC=clang cmake -S . -B $(BUILD_TSAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPW_WERROR=ON -DPW_SANITIZE=thread
+	CC=clang cmake -S . -B $(BUILD_TSAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPW_WERROR=ON -DPW_SANITIZE=thread -DPW_TESTS=ON
 	cmake --build $(BUILD_TSAN) -j $(JOBS) --target stress_ring test_ring
 	cd $(BUILD_TSAN) && setarch "$$(uname -m)" -R ctest --output-on-failure -L stress
 

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "options.h"
 
+#include "duration.h"
 #include "http_tls.h"
 #include "state_file.h"
 
@@ -133,40 +134,6 @@ static void defaults(struct pw_options *o)
 	o->http_timeout_ns = 10 * NS_PER_S;
 	o->http_max_header_bytes = 32 * 1024;
 	pw_detector_config_defaults(&o->detector, o->alert_for_ns, o->interval_ns);
-}
-
-int pw_parse_duration(const char *text, int64_t *ret_ns)
-{
-	static const struct {
-		const char *suffix;
-		int64_t ns;
-	} units[] = {{"ms", NS_PER_MS}, {"s", NS_PER_S}, {"m", 60 * NS_PER_S}, {"h", 3600 * NS_PER_S}};
-	const char *p = text;
-	int64_t total = 0;
-
-	if (!*p)
-		return -EINVAL;
-	while (*p) {
-		char *end;
-		errno = 0;
-		long long n = strtoll(p, &end, 10);
-		if (end == p || errno || n < 0 || *p == '-' || *p == '+')
-			return -EINVAL;
-		size_t i;
-		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-			size_t len = strlen(units[i].suffix);
-			/* "ms" is listed before "m", so "100ms" is not read as minutes. */
-			if (strncmp(end, units[i].suffix, len) == 0)
-				break;
-		}
-		if (i == sizeof(units) / sizeof(units[0]) || n > INT64_MAX / units[i].ns ||
-		    total > INT64_MAX - n * units[i].ns)
-			return -EINVAL;
-		total += n * units[i].ns;
-		p = end + strlen(units[i].suffix);
-	}
-	*ret_ns = total;
-	return 0;
 }
 
 int pw_parse_listen(const char *text, struct sockaddr_storage *ret, socklen_t *ret_len)

@@ -60,9 +60,6 @@ struct pw_options {
  * Returns 1 when --help or --version was printed (exit 0), 0 to run. */
 int pw_options_load(struct pw_options *opts, int argc, char **argv, char *err, size_t err_size);
 
-/* Parse "100ms", "1s", "1m", "1h" (and "1m30s") into nanoseconds. Returns 0 or -EINVAL. */
-int pw_parse_duration(const char *text, int64_t *ret_ns);
-
 /* Parse "HOST:PORT", "[V6]:PORT" or ":PORT" (loopback) into an address. Returns 0 or -EINVAL. */
 int pw_parse_listen(const char *text, struct sockaddr_storage *ret, socklen_t *ret_len);
 

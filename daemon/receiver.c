@@ -2,7 +2,7 @@
 #define _GNU_SOURCE
 #include "receiver.h"
 
-#include "options.h"
+#include "duration.h"
 
 #include <ctype.h>
 #include <errno.h>

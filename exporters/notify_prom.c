@@ -1,7 +1,8 @@
 /* notify_prom.c — the notifier's self-metrics: deliveries, failures, retries and drops per
- * receiver, queue length and capacity, and the delivery latency histogram. Counter families follow
- * prometheus.c: "_total" samples, and in OpenMetrics a TYPE line without the suffix. */
+ * receiver, queue length and capacity, and the delivery latency histogram. */
 #include "notify_stats.h"
+
+#include "prom_family.h"
 
 #include <stddef.h>
 
@@ -17,16 +18,36 @@ void pw_notify_observe_latency(struct pw_notify_receiver_stats *st, double secon
 	st->latency_sum += seconds;
 }
 
-static void banner(struct pw_outbuf *out, bool om, const char *name, const char *type, const char *suffix,
-                   const char *help)
-{
-	if (om)
-		pw_outbuf_printf(out, "# TYPE perfwatch_%s %s\n# HELP perfwatch_%s %s\n", name, type, name,
-		                 help);
-	else
-		pw_outbuf_printf(out, "# HELP perfwatch_%s%s %s\n# TYPE perfwatch_%s%s %s\n", name, suffix,
-		                 help, name, suffix, type);
-}
+enum notify_family {
+	N_SENT,
+	N_FAILED,
+	N_RETRIED,
+	N_DROPPED,
+	N_QUEUE_LENGTH,
+	N_QUEUE_CAPACITY,
+	N_LATENCY,
+	N_COUNT
+};
+
+static const struct pw_prom_family families[N_COUNT] = {
+        [N_SENT] = PW_PROM_COUNTER("notifications_sent",
+                                   "Notifications delivered with a 2xx answer (perfwatch)."),
+        [N_FAILED] = PW_PROM_COUNTER(
+                "notifications_failed",
+                "Delivery attempts that failed: network, timeout, or an error status (perfwatch)."),
+        [N_RETRIED] = PW_PROM_COUNTER("notifications_retried",
+                                      "Delivery attempts that repeated a failed one (perfwatch)."),
+        [N_DROPPED] = PW_PROM_COUNTER(
+                "notifications_dropped",
+                "Notifications given up: refused with 4xx, or dropped from a full queue (perfwatch)."),
+        [N_QUEUE_LENGTH] =
+                PW_PROM_GAUGE("notification_queue_length", "Notifications waiting for delivery (perfwatch)."),
+        [N_QUEUE_CAPACITY] =
+                PW_PROM_GAUGE("notification_queue_capacity",
+                              "Notifications the queue holds before it drops the oldest (perfwatch)."),
+        [N_LATENCY] = PW_PROM_HISTOGRAM("notification_delivery_seconds",
+                                        "Time from an event to its delivery, retries included (perfwatch)."),
+};
 
 static void receiver_labels(struct pw_outbuf *out, const struct pw_notify_receiver_stats *st)
 {
@@ -34,13 +55,13 @@ static void receiver_labels(struct pw_outbuf *out, const struct pw_notify_receiv
 }
 
 /* One counter family, one series per receiver; field is the offset of its uint64_t. */
-static void counter(struct pw_outbuf *out, bool om, const struct pw_notify_stats *stats, const char *name,
-                    size_t field, const char *help)
+static void counter(struct pw_outbuf *out, bool om, const struct pw_notify_stats *stats,
+                    enum notify_family id, size_t field)
 {
-	banner(out, om, name, "counter", "_total", help);
+	pw_prom_banner(out, om, &families[id]);
 	for (uint32_t i = 0; i < stats->nreceivers; i++) {
 		const struct pw_notify_receiver_stats *st = &stats->receivers[i];
-		pw_outbuf_printf(out, "perfwatch_%s_total", name);
+		pw_prom_sample_name(out, &families[id]);
 		receiver_labels(out, st);
 		pw_outbuf_puts(out, "} ");
 		pw_outbuf_u64(out, *(const uint64_t *)(const void *)((const char *)st + field));
@@ -54,14 +75,14 @@ static const char *const bound_text[PW_NOTIFY_LATENCY_BUCKETS] = {"0.01", "0.05"
 
 static void latency(struct pw_outbuf *out, bool om, const struct pw_notify_stats *stats)
 {
-	static const char name[] = "notification_delivery_seconds";
+	const struct pw_prom_family *family = &families[N_LATENCY];
 
-	banner(out, om, name, "histogram", "",
-	       "Time from an event to its delivery, retries included (perfwatch).");
+	pw_prom_banner(out, om, family);
 	for (uint32_t i = 0; i < stats->nreceivers; i++) {
 		const struct pw_notify_receiver_stats *st = &stats->receivers[i];
 		for (int b = 0; b <= PW_NOTIFY_LATENCY_BUCKETS; b++) {
-			pw_outbuf_printf(out, "perfwatch_%s_bucket", name);
+			pw_prom_sample_name(out, family);
+			pw_outbuf_puts(out, "_bucket");
 			receiver_labels(out, st);
 			if (b < PW_NOTIFY_LATENCY_BUCKETS)
 				pw_outbuf_printf(out, ",le=\"%s\"} ", bound_text[b]);
@@ -71,11 +92,14 @@ static void latency(struct pw_outbuf *out, bool om, const struct pw_notify_stats
 			                                                 : st->latency_count);
 			pw_outbuf_putc(out, '\n');
 		}
-		pw_outbuf_printf(out, "perfwatch_%s_sum", name);
+		pw_prom_sample_name(out, family);
+		pw_outbuf_puts(out, "_sum");
 		receiver_labels(out, st);
 		pw_outbuf_puts(out, "} ");
 		pw_outbuf_double(out, st->latency_sum);
-		pw_outbuf_printf(out, "\nperfwatch_%s_count", name);
+		pw_outbuf_putc(out, '\n');
+		pw_prom_sample_name(out, family);
+		pw_outbuf_puts(out, "_count");
 		receiver_labels(out, st);
 		pw_outbuf_puts(out, "} ");
 		pw_outbuf_u64(out, st->latency_count);
@@ -87,26 +111,21 @@ void pw_notify_prom_render(struct pw_outbuf *out, bool om, const struct pw_notif
 {
 	if (!stats || stats->nreceivers == 0)
 		return;
-	counter(out, om, stats, "notifications_sent", offsetof(struct pw_notify_receiver_stats, sent),
-	        "Notifications delivered with a 2xx answer (perfwatch).");
-	counter(out, om, stats, "notifications_failed", offsetof(struct pw_notify_receiver_stats, failed),
-	        "Delivery attempts that failed: network, timeout, or an error status (perfwatch).");
-	counter(out, om, stats, "notifications_retried", offsetof(struct pw_notify_receiver_stats, retried),
-	        "Delivery attempts that repeated a failed one (perfwatch).");
-	counter(out, om, stats, "notifications_dropped", offsetof(struct pw_notify_receiver_stats, dropped),
-	        "Notifications given up: refused with 4xx, or dropped from a full queue (perfwatch).");
-	banner(out, om, "notification_queue_length", "gauge", "",
-	       "Notifications waiting for delivery (perfwatch).");
+	counter(out, om, stats, N_SENT, offsetof(struct pw_notify_receiver_stats, sent));
+	counter(out, om, stats, N_FAILED, offsetof(struct pw_notify_receiver_stats, failed));
+	counter(out, om, stats, N_RETRIED, offsetof(struct pw_notify_receiver_stats, retried));
+	counter(out, om, stats, N_DROPPED, offsetof(struct pw_notify_receiver_stats, dropped));
+	pw_prom_banner(out, om, &families[N_QUEUE_LENGTH]);
 	for (uint32_t i = 0; i < stats->nreceivers; i++) {
-		pw_outbuf_puts(out, "perfwatch_notification_queue_length");
+		pw_prom_sample_name(out, &families[N_QUEUE_LENGTH]);
 		receiver_labels(out, &stats->receivers[i]);
 		pw_outbuf_puts(out, "} ");
 		pw_outbuf_u64(out, stats->receivers[i].queued);
 		pw_outbuf_putc(out, '\n');
 	}
-	banner(out, om, "notification_queue_capacity", "gauge", "",
-	       "Notifications the queue holds before it drops the oldest (perfwatch).");
-	pw_outbuf_puts(out, "perfwatch_notification_queue_capacity ");
+	pw_prom_banner(out, om, &families[N_QUEUE_CAPACITY]);
+	pw_prom_sample_name(out, &families[N_QUEUE_CAPACITY]);
+	pw_outbuf_putc(out, ' ');
 	pw_outbuf_u64(out, stats->queue_capacity);
 	pw_outbuf_putc(out, '\n');
 	latency(out, om, stats);

@@ -9,46 +9,16 @@
  *
  * Formats: https://prometheus.io/docs/instrumenting/exposition_formats/ and
  * https://github.com/OpenObservability/OpenMetrics/blob/main/specification/OpenMetrics.md.
- * The two differ only in the banners: OpenMetrics names a counter family without "_total" and an
- * info family without "_info", adds "# UNIT" when the name ends in one, and ends with "# EOF". */
+ * The two differ only in the banners (prom_family.h) and OpenMetrics' closing "# EOF". */
 #define _GNU_SOURCE /* strchrnul */
 #include "prometheus.h"
+
+#include "prom_family.h"
 
 #include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <string.h>
-
-/* A family's sample name and its banners in both formats, assembled at compile time so that
- * writing them costs one copy each. */
-struct family {
-	const char *sample; /* name of its samples: the family name plus _total (counter), _info (info) */
-	size_t sample_len;
-	const char *text_banner; /* # HELP and # TYPE, text format 0.0.4 */
-	size_t text_len;
-	const char *om_banner; /* # TYPE, # UNIT and # HELP, OpenMetrics */
-	size_t om_len;
-};
-
-#define STR_LEN(str) str, sizeof(str) - 1
-
-/* name: without the perfwatch_ prefix and the sample suffix; help: plain ASCII without backslash
- * or newline, so it never needs escaping; unit_line: OpenMetrics # UNIT, when the name ends in one. */
-#define FAMILY(name, suffix, text_type, om_type, unit_line, help)                                            \
-	{                                                                                                    \
-		STR_LEN("perfwatch_" name suffix),                                                           \
-		        STR_LEN("# HELP perfwatch_" name suffix " " help "\n# TYPE perfwatch_" name suffix   \
-		                " " text_type "\n"),                                                         \
-		        STR_LEN("# TYPE perfwatch_" name " " om_type "\n" unit_line "# HELP perfwatch_" name \
-		                " " help "\n"),                                                              \
-	}
-#define UNIT_LINE(name, unit) "# UNIT perfwatch_" name " " unit "\n"
-#define COUNTER(name, help) FAMILY(name, "_total", "counter", "counter", "", help)
-#define COUNTER_UNIT(name, unit, help)                                                                       \
-	FAMILY(name, "_total", "counter", "counter", UNIT_LINE(name, unit), help)
-#define GAUGE(name, help) FAMILY(name, "", "gauge", "gauge", "", help)
-#define GAUGE_UNIT(name, unit, help) FAMILY(name, "", "gauge", "gauge", UNIT_LINE(name, unit), help)
-#define INFO(name, help) FAMILY(name, "_info", "gauge", "info", "", help)
 
 enum fam_id {
 	F_CPU_SECONDS,
@@ -127,148 +97,169 @@ enum fam_id {
 	F_COUNT
 };
 
-/* docs/metrics.md describes every row; keep the two in step. */
-static const struct family families[F_COUNT] = {
-        [F_CPU_SECONDS] =
-                COUNTER_UNIT("cpu_seconds", "seconds", "Time each CPU spent in each mode (/proc/stat cpuN)."),
+/* docs/metrics.md describes every row (tests/e2e/test_metrics_doc.sh checks both ways). */
+static const struct pw_prom_family families[F_COUNT] = {
+        [F_CPU_SECONDS] = PW_PROM_COUNTER_UNIT("cpu_seconds", "seconds",
+                                               "Time each CPU spent in each mode (/proc/stat cpuN)."),
         [F_CPU_GUEST_SECONDS] =
-                COUNTER_UNIT("cpu_guest_seconds", "seconds",
-                             "Time each CPU spent running guests, already included in cpu_seconds "
-                             "user/nice (/proc/stat cpuN guest, guest_nice)."),
-        [F_INTR] = COUNTER("intr", "Interrupts serviced, all sources (/proc/stat intr)."),
-        [F_CONTEXT_SWITCHES] = COUNTER("context_switches", "Context switches (/proc/stat ctxt)."),
-        [F_FORKS] = COUNTER("forks", "Processes and threads created (/proc/stat processes)."),
-        [F_PROCS_RUNNING] = GAUGE("procs_running", "Runnable tasks (/proc/stat procs_running)."),
+                PW_PROM_COUNTER_UNIT("cpu_guest_seconds", "seconds",
+                                     "Time each CPU spent running guests, already included in cpu_seconds "
+                                     "user/nice (/proc/stat cpuN guest, guest_nice)."),
+        [F_INTR] = PW_PROM_COUNTER("intr", "Interrupts serviced, all sources (/proc/stat intr)."),
+        [F_CONTEXT_SWITCHES] = PW_PROM_COUNTER("context_switches", "Context switches (/proc/stat ctxt)."),
+        [F_FORKS] = PW_PROM_COUNTER("forks", "Processes and threads created (/proc/stat processes)."),
+        [F_PROCS_RUNNING] = PW_PROM_GAUGE("procs_running", "Runnable tasks (/proc/stat procs_running)."),
         [F_PROCS_BLOCKED] =
-                GAUGE("procs_blocked", "Tasks blocked waiting for I/O (/proc/stat procs_blocked)."),
-        [F_BOOT_TIME] = GAUGE_UNIT("boot_time_seconds", "seconds",
-                                   "Boot time in seconds since the Unix epoch (/proc/stat btime)."),
-        [F_INTERRUPTS] =
-                COUNTER("interrupts", "Interrupts per IRQ line, summed over CPUs (/proc/interrupts)."),
+                PW_PROM_GAUGE("procs_blocked", "Tasks blocked waiting for I/O (/proc/stat procs_blocked)."),
+        [F_BOOT_TIME] = PW_PROM_GAUGE_UNIT("boot_time_seconds", "seconds",
+                                           "Boot time in seconds since the Unix epoch (/proc/stat btime)."),
+        [F_INTERRUPTS] = PW_PROM_COUNTER("interrupts",
+                                         "Interrupts per IRQ line, summed over CPUs (/proc/interrupts)."),
         [F_INTERRUPTS_PER_CPU] =
-                COUNTER("interrupts_per_cpu", "Interrupts per IRQ line and CPU (/proc/interrupts)."),
-        [F_CPU_INTERRUPTS] =
-                COUNTER("cpu_interrupts", "Interrupts per CPU, summed over IRQ lines (/proc/interrupts)."),
-        [F_SOFTIRQS] = COUNTER("softirqs", "Softirqs per type, summed over CPUs (/proc/softirqs)."),
-        [F_CPU_SOFTIRQS] = COUNTER("cpu_softirqs", "Softirqs per CPU and type (/proc/softirqs)."),
-        [F_FREQ_HERTZ] = GAUGE_UNIT("cpu_frequency_hertz", "hertz",
-                                    "Average CPU frequency over the last sampling interval (cpufreq "
-                                    "stats/time_in_state, else scaling_cur_freq)."),
-        [F_FREQ_RATIO] = GAUGE_UNIT(
+                PW_PROM_COUNTER("interrupts_per_cpu", "Interrupts per IRQ line and CPU (/proc/interrupts)."),
+        [F_CPU_INTERRUPTS] = PW_PROM_COUNTER("cpu_interrupts",
+                                             "Interrupts per CPU, summed over IRQ lines (/proc/interrupts)."),
+        [F_SOFTIRQS] = PW_PROM_COUNTER("softirqs", "Softirqs per type, summed over CPUs (/proc/softirqs)."),
+        [F_CPU_SOFTIRQS] = PW_PROM_COUNTER("cpu_softirqs", "Softirqs per CPU and type (/proc/softirqs)."),
+        [F_FREQ_HERTZ] = PW_PROM_GAUGE_UNIT("cpu_frequency_hertz", "hertz",
+                                            "Average CPU frequency over the last sampling interval (cpufreq "
+                                            "stats/time_in_state, else scaling_cur_freq)."),
+        [F_FREQ_RATIO] = PW_PROM_GAUGE_UNIT(
                 "cpu_frequency_ratio", "ratio",
                 "Average CPU frequency over the last interval as a fraction of cpuinfo_max_freq (cpufreq)."),
-        [F_SCALING_FREQ] =
-                GAUGE_UNIT("cpu_scaling_frequency_hertz", "hertz",
-                           "Instantaneous CPU frequency the governor last set (cpufreq scaling_cur_freq)."),
-        [F_FREQ_MIN] = GAUGE_UNIT("cpu_frequency_min_hertz", "hertz",
-                                  "Lowest CPU frequency the hardware supports (cpufreq cpuinfo_min_freq)."),
-        [F_FREQ_MAX] = GAUGE_UNIT("cpu_frequency_max_hertz", "hertz",
-                                  "Highest CPU frequency the hardware supports (cpufreq cpuinfo_max_freq)."),
-        [F_FREQ_INFO] =
-                INFO("cpu_frequency",
-                     "CPU frequency scaling governor and driver, and where the average frequency comes "
-                     "from (cpufreq scaling_governor, scaling_driver)."),
-        [F_SWAP_IN] = COUNTER_UNIT("swap_in_bytes", "bytes", "Bytes swapped in (/proc/vmstat pswpin)."),
-        [F_SWAP_OUT] = COUNTER_UNIT("swap_out_bytes", "bytes", "Bytes swapped out (/proc/vmstat pswpout)."),
-        [F_PAGED_IN] = COUNTER_UNIT("paged_in_bytes", "bytes",
-                                    "Bytes paged in from block devices (/proc/vmstat pgpgin)."),
-        [F_PAGED_OUT] = COUNTER_UNIT("paged_out_bytes", "bytes",
-                                     "Bytes paged out to block devices (/proc/vmstat pgpgout)."),
-        [F_PAGE_FAULTS] = COUNTER("page_faults", "Page faults, minor and major (/proc/vmstat pgfault)."),
-        [F_MAJOR_FAULTS] =
-                COUNTER("major_page_faults", "Page faults that needed I/O (/proc/vmstat pgmajfault)."),
-        [F_REFAULTS] =
-                COUNTER("workingset_refaults",
-                        "Refaults of recently evicted pages; type all on kernels before 5.9 (/proc/vmstat "
-                        "workingset_refault*)."),
-        [F_ACTIVATIONS] =
-                COUNTER("workingset_activations",
-                        "Refaulted pages activated immediately (/proc/vmstat workingset_activate_file)."),
-        [F_SCANNED] = COUNTER("pages_scanned", "Pages scanned by reclaim (/proc/vmstat pgscan_*)."),
-        [F_RECLAIMED] = COUNTER("pages_reclaimed", "Pages reclaimed (/proc/vmstat pgsteal_*)."),
-        [F_OOM_KILLS] = COUNTER("oom_kills", "Processes killed by the OOM killer (/proc/vmstat oom_kill)."),
-        [F_MEM_TOTAL] = GAUGE_UNIT("memory_total_bytes", "bytes", "Usable RAM (/proc/meminfo MemTotal)."),
-        [F_MEM_FREE] = GAUGE_UNIT("memory_free_bytes", "bytes", "Unused RAM (/proc/meminfo MemFree)."),
-        [F_MEM_AVAILABLE] =
-                GAUGE_UNIT("memory_available_bytes", "bytes",
-                           "RAM available for new work without swapping (/proc/meminfo MemAvailable)."),
-        [F_MEM_BUFFERS] =
-                GAUGE_UNIT("memory_buffers_bytes", "bytes", "Block device buffers (/proc/meminfo Buffers)."),
-        [F_MEM_CACHED] = GAUGE_UNIT("memory_cached_bytes", "bytes", "Page cache (/proc/meminfo Cached)."),
-        [F_MEM_SWAP_CACHED] = GAUGE_UNIT("memory_swap_cached_bytes", "bytes",
-                                         "Swapped-out memory also in RAM (/proc/meminfo SwapCached)."),
-        [F_MEM_ACTIVE_FILE] = GAUGE_UNIT("memory_active_file_bytes", "bytes",
-                                         "Recently used page cache (/proc/meminfo Active(file))."),
+        [F_SCALING_FREQ] = PW_PROM_GAUGE_UNIT(
+                "cpu_scaling_frequency_hertz", "hertz",
+                "Instantaneous CPU frequency the governor last set (cpufreq scaling_cur_freq)."),
+        [F_FREQ_MIN] =
+                PW_PROM_GAUGE_UNIT("cpu_frequency_min_hertz", "hertz",
+                                   "Lowest CPU frequency the hardware supports (cpufreq cpuinfo_min_freq)."),
+        [F_FREQ_MAX] =
+                PW_PROM_GAUGE_UNIT("cpu_frequency_max_hertz", "hertz",
+                                   "Highest CPU frequency the hardware supports (cpufreq cpuinfo_max_freq)."),
+        [F_FREQ_INFO] = PW_PROM_INFO(
+                "cpu_frequency",
+                "CPU frequency scaling governor and driver, and where the average frequency comes "
+                "from (cpufreq scaling_governor, scaling_driver)."),
+        [F_SWAP_IN] =
+                PW_PROM_COUNTER_UNIT("swap_in_bytes", "bytes", "Bytes swapped in (/proc/vmstat pswpin)."),
+        [F_SWAP_OUT] =
+                PW_PROM_COUNTER_UNIT("swap_out_bytes", "bytes", "Bytes swapped out (/proc/vmstat pswpout)."),
+        [F_PAGED_IN] = PW_PROM_COUNTER_UNIT("paged_in_bytes", "bytes",
+                                            "Bytes paged in from block devices (/proc/vmstat pgpgin)."),
+        [F_PAGED_OUT] = PW_PROM_COUNTER_UNIT("paged_out_bytes", "bytes",
+                                             "Bytes paged out to block devices (/proc/vmstat pgpgout)."),
+        [F_PAGE_FAULTS] =
+                PW_PROM_COUNTER("page_faults", "Page faults, minor and major (/proc/vmstat pgfault)."),
+        [F_MAJOR_FAULTS] = PW_PROM_COUNTER("major_page_faults",
+                                           "Page faults that needed I/O (/proc/vmstat pgmajfault)."),
+        [F_REFAULTS] = PW_PROM_COUNTER(
+                "workingset_refaults",
+                "Refaults of recently evicted pages; type all on kernels before 5.9 (/proc/vmstat "
+                "workingset_refault*)."),
+        [F_ACTIVATIONS] = PW_PROM_COUNTER(
+                "workingset_activations",
+                "Refaulted pages activated immediately (/proc/vmstat workingset_activate_file)."),
+        [F_SCANNED] = PW_PROM_COUNTER("pages_scanned", "Pages scanned by reclaim (/proc/vmstat pgscan_*)."),
+        [F_RECLAIMED] = PW_PROM_COUNTER("pages_reclaimed", "Pages reclaimed (/proc/vmstat pgsteal_*)."),
+        [F_OOM_KILLS] =
+                PW_PROM_COUNTER("oom_kills", "Processes killed by the OOM killer (/proc/vmstat oom_kill)."),
+        [F_MEM_TOTAL] =
+                PW_PROM_GAUGE_UNIT("memory_total_bytes", "bytes", "Usable RAM (/proc/meminfo MemTotal)."),
+        [F_MEM_FREE] =
+                PW_PROM_GAUGE_UNIT("memory_free_bytes", "bytes", "Unused RAM (/proc/meminfo MemFree)."),
+        [F_MEM_AVAILABLE] = PW_PROM_GAUGE_UNIT(
+                "memory_available_bytes", "bytes",
+                "RAM available for new work without swapping (/proc/meminfo MemAvailable)."),
+        [F_MEM_BUFFERS] = PW_PROM_GAUGE_UNIT("memory_buffers_bytes", "bytes",
+                                             "Block device buffers (/proc/meminfo Buffers)."),
+        [F_MEM_CACHED] =
+                PW_PROM_GAUGE_UNIT("memory_cached_bytes", "bytes", "Page cache (/proc/meminfo Cached)."),
+        [F_MEM_SWAP_CACHED] =
+                PW_PROM_GAUGE_UNIT("memory_swap_cached_bytes", "bytes",
+                                   "Swapped-out memory also in RAM (/proc/meminfo SwapCached)."),
+        [F_MEM_ACTIVE_FILE] = PW_PROM_GAUGE_UNIT("memory_active_file_bytes", "bytes",
+                                                 "Recently used page cache (/proc/meminfo Active(file))."),
         [F_MEM_INACTIVE_FILE] =
-                GAUGE_UNIT("memory_inactive_file_bytes", "bytes",
-                           "Page cache that is a reclaim candidate (/proc/meminfo Inactive(file))."),
-        [F_MEM_ACTIVE_ANON] = GAUGE_UNIT("memory_active_anon_bytes", "bytes",
-                                         "Recently used anonymous memory (/proc/meminfo Active(anon))."),
-        [F_MEM_INACTIVE_ANON] =
-                GAUGE_UNIT("memory_inactive_anon_bytes", "bytes",
-                           "Anonymous memory that is a swap candidate (/proc/meminfo Inactive(anon))."),
-        [F_MEM_DIRTY] = GAUGE_UNIT("memory_dirty_bytes", "bytes",
-                                   "Memory waiting to be written back (/proc/meminfo Dirty)."),
-        [F_MEM_WRITEBACK] = GAUGE_UNIT("memory_writeback_bytes", "bytes",
-                                       "Memory being written back (/proc/meminfo Writeback)."),
-        [F_MEM_SHMEM] =
-                GAUGE_UNIT("memory_shmem_bytes", "bytes", "Shared memory and tmpfs (/proc/meminfo Shmem)."),
-        [F_MEM_SRECLAIMABLE] = GAUGE_UNIT("memory_slab_reclaimable_bytes", "bytes",
-                                          "Reclaimable kernel slab memory (/proc/meminfo SReclaimable)."),
-        [F_SWAP_TOTAL] = GAUGE_UNIT("swap_total_bytes", "bytes", "Swap space (/proc/meminfo SwapTotal)."),
-        [F_SWAP_FREE] = GAUGE_UNIT("swap_free_bytes", "bytes", "Unused swap space (/proc/meminfo SwapFree)."),
-        [F_PSI_STALLED] =
-                COUNTER_UNIT("pressure_stalled_seconds", "seconds",
-                             "Time some or all tasks stalled on a resource (/proc/pressure/* total)."),
-        [F_PSI_RATIO] =
-                GAUGE_UNIT("pressure_ratio", "ratio",
-                           "Share of time some or all tasks stalled on a resource, averaged over a window "
-                           "(/proc/pressure/* avg10, avg60, avg300)."),
-        [F_LOAD1] = GAUGE("load1", "Load average over 1 minute (/proc/loadavg)."),
-        [F_LOAD5] = GAUGE("load5", "Load average over 5 minutes (/proc/loadavg)."),
-        [F_LOAD15] = GAUGE("load15", "Load average over 15 minutes (/proc/loadavg)."),
-        [F_THREADS] = GAUGE("threads", "Existing scheduling entities (/proc/loadavg)."),
-        [F_SAMPLES] = COUNTER("samples", "Samples taken by the sampler (perfwatch)."),
+                PW_PROM_GAUGE_UNIT("memory_inactive_file_bytes", "bytes",
+                                   "Page cache that is a reclaim candidate (/proc/meminfo Inactive(file))."),
+        [F_MEM_ACTIVE_ANON] =
+                PW_PROM_GAUGE_UNIT("memory_active_anon_bytes", "bytes",
+                                   "Recently used anonymous memory (/proc/meminfo Active(anon))."),
+        [F_MEM_INACTIVE_ANON] = PW_PROM_GAUGE_UNIT(
+                "memory_inactive_anon_bytes", "bytes",
+                "Anonymous memory that is a swap candidate (/proc/meminfo Inactive(anon))."),
+        [F_MEM_DIRTY] = PW_PROM_GAUGE_UNIT("memory_dirty_bytes", "bytes",
+                                           "Memory waiting to be written back (/proc/meminfo Dirty)."),
+        [F_MEM_WRITEBACK] = PW_PROM_GAUGE_UNIT("memory_writeback_bytes", "bytes",
+                                               "Memory being written back (/proc/meminfo Writeback)."),
+        [F_MEM_SHMEM] = PW_PROM_GAUGE_UNIT("memory_shmem_bytes", "bytes",
+                                           "Shared memory and tmpfs (/proc/meminfo Shmem)."),
+        [F_MEM_SRECLAIMABLE] =
+                PW_PROM_GAUGE_UNIT("memory_slab_reclaimable_bytes", "bytes",
+                                   "Reclaimable kernel slab memory (/proc/meminfo SReclaimable)."),
+        [F_SWAP_TOTAL] =
+                PW_PROM_GAUGE_UNIT("swap_total_bytes", "bytes", "Swap space (/proc/meminfo SwapTotal)."),
+        [F_SWAP_FREE] =
+                PW_PROM_GAUGE_UNIT("swap_free_bytes", "bytes", "Unused swap space (/proc/meminfo SwapFree)."),
+        [F_PSI_STALLED] = PW_PROM_COUNTER_UNIT(
+                "pressure_stalled_seconds", "seconds",
+                "Time some or all tasks stalled on a resource (/proc/pressure/* total)."),
+        [F_PSI_RATIO] = PW_PROM_GAUGE_UNIT(
+                "pressure_ratio", "ratio",
+                "Share of time some or all tasks stalled on a resource, averaged over a window "
+                "(/proc/pressure/* avg10, avg60, avg300)."),
+        [F_LOAD1] = PW_PROM_GAUGE("load1", "Load average over 1 minute (/proc/loadavg)."),
+        [F_LOAD5] = PW_PROM_GAUGE("load5", "Load average over 5 minutes (/proc/loadavg)."),
+        [F_LOAD15] = PW_PROM_GAUGE("load15", "Load average over 15 minutes (/proc/loadavg)."),
+        [F_THREADS] = PW_PROM_GAUGE("threads", "Existing scheduling entities (/proc/loadavg)."),
+        [F_SAMPLES] = PW_PROM_COUNTER("samples", "Samples taken by the sampler (perfwatch)."),
         [F_LAST_SAMPLE_DURATION] =
-                GAUGE_UNIT("last_sample_duration_seconds", "seconds",
-                           "Time spent reading and deriving the latest sample (perfwatch)."),
-        [F_SAMPLE_DURATION_TOTAL] = COUNTER_UNIT("sample_duration_seconds", "seconds",
-                                                 "Time spent reading and deriving all samples (perfwatch)."),
+                PW_PROM_GAUGE_UNIT("last_sample_duration_seconds", "seconds",
+                                   "Time spent reading and deriving the latest sample (perfwatch)."),
+        [F_SAMPLE_DURATION_TOTAL] =
+                PW_PROM_COUNTER_UNIT("sample_duration_seconds", "seconds",
+                                     "Time spent reading and deriving all samples (perfwatch)."),
         [F_MISSED_DEADLINES] =
-                COUNTER("missed_deadlines",
-                        "Samples not taken on time because the previous one overran (perfwatch)."),
-        [F_COUNTER_RESETS] = COUNTER("resets_detected",
-                                     "Kernel counters seen going backwards between samples (perfwatch)."),
-        [F_PARSE_ERRORS] = COUNTER("parse_errors", "Reads of a source that did not parse (perfwatch)."),
-        [F_SOURCE_UP] = GAUGE("source_up", "1 if the source parsed in the latest sample (perfwatch)."),
-        [F_SOURCE_PRESENT] = GAUGE("source_present", "1 if the source's file exists (perfwatch)."),
-        [F_LINES_DROPPED] = GAUGE("interrupt_lines_dropped",
-                                  "Lines of /proc/interrupts beyond the configured capacity (perfwatch)."),
-        [F_LAST_SAMPLE_TIME] =
-                GAUGE_UNIT("last_sample_timestamp_seconds", "seconds",
-                           "When the latest sample was read, in seconds since the Unix epoch (perfwatch)."),
-        [F_ALERTS] = GAUGE("alerts", "1 for each pending or firing alert, like the ALERTS series of "
-                                     "Prometheus (perfwatch detector)."),
-        [F_BASELINE_MEAN] = GAUGE("baseline_mean",
-                                  "What a signal normally is: the exponentially weighted mean the "
-                                  "detector compares it with, in the signal's unit (perfwatch detector)."),
-        [F_BASELINE_SPREAD] =
-                GAUGE("baseline_spread", "How much a signal normally varies: the exponentially weighted "
-                                         "standard deviation around baseline_mean (perfwatch detector)."),
-        [F_DETECTOR_WARM] = GAUGE("detector_warm", "1 once the baselines have learned for the warmup time, "
-                                                   "so the baseline rules can fire (perfwatch detector)."),
-        [F_DETECTOR_MISSED] = COUNTER("detector_samples_missed",
-                                      "Samples the detector could not read because it fell behind the "
-                                      "sample ring (perfwatch detector)."),
-        [F_INTERVAL] = GAUGE_UNIT("interval_seconds", "seconds", "Configured sampling interval (perfwatch)."),
+                PW_PROM_COUNTER("missed_deadlines",
+                                "Samples not taken on time because the previous one overran (perfwatch)."),
+        [F_COUNTER_RESETS] = PW_PROM_COUNTER(
+                "resets_detected", "Kernel counters seen going backwards between samples (perfwatch)."),
+        [F_PARSE_ERRORS] =
+                PW_PROM_COUNTER("parse_errors", "Reads of a source that did not parse (perfwatch)."),
+        [F_SOURCE_UP] =
+                PW_PROM_GAUGE("source_up", "1 if the source parsed in the latest sample (perfwatch)."),
+        [F_SOURCE_PRESENT] = PW_PROM_GAUGE("source_present", "1 if the source's file exists (perfwatch)."),
+        [F_LINES_DROPPED] =
+                PW_PROM_GAUGE("interrupt_lines_dropped",
+                              "Lines of /proc/interrupts beyond the configured capacity (perfwatch)."),
+        [F_LAST_SAMPLE_TIME] = PW_PROM_GAUGE_UNIT(
+                "last_sample_timestamp_seconds", "seconds",
+                "When the latest sample was read, in seconds since the Unix epoch (perfwatch)."),
+        [F_ALERTS] = PW_PROM_GAUGE("alerts", "1 for each pending or firing alert, like the ALERTS series of "
+                                             "Prometheus (perfwatch detector)."),
+        [F_BASELINE_MEAN] = PW_PROM_GAUGE(
+                "baseline_mean", "What a signal normally is: the exponentially weighted mean the "
+                                 "detector compares it with, in the signal's unit (perfwatch detector)."),
+        [F_BASELINE_SPREAD] = PW_PROM_GAUGE("baseline_spread",
+                                            "How much a signal normally varies: the exponentially weighted "
+                                            "standard deviation around baseline_mean (perfwatch detector)."),
+        [F_DETECTOR_WARM] =
+                PW_PROM_GAUGE("detector_warm", "1 once the baselines have learned for the warmup time, "
+                                               "so the baseline rules can fire (perfwatch detector)."),
+        [F_DETECTOR_MISSED] = PW_PROM_COUNTER(
+                "detector_samples_missed", "Samples the detector could not read because it fell behind the "
+                                           "sample ring (perfwatch detector)."),
+        [F_INTERVAL] = PW_PROM_GAUGE_UNIT("interval_seconds", "seconds",
+                                          "Configured sampling interval (perfwatch)."),
         [F_HISTORY_CAPACITY] =
-                GAUGE("history_capacity_samples", "Samples the history ring holds (perfwatch)."),
+                PW_PROM_GAUGE("history_capacity_samples", "Samples the history ring holds (perfwatch)."),
         [F_HISTORY_BYTES] =
-                GAUGE_UNIT("history_bytes", "bytes", "Memory held by the sample rings (perfwatch)."),
-        [F_SCRAPE_DURATION] = GAUGE_UNIT("scrape_duration_seconds", "seconds",
-                                         "Time spent rendering the previous /metrics response (perfwatch)."),
-        [F_SCRAPES] = COUNTER("scrapes", "/metrics responses rendered (perfwatch)."),
-        [F_BUILD] = INFO("build", "perfwatch version (perfwatch)."),
+                PW_PROM_GAUGE_UNIT("history_bytes", "bytes", "Memory held by the sample rings (perfwatch)."),
+        [F_SCRAPE_DURATION] =
+                PW_PROM_GAUGE_UNIT("scrape_duration_seconds", "seconds",
+                                   "Time spent rendering the previous /metrics response (perfwatch)."),
+        [F_SCRAPES] = PW_PROM_COUNTER("scrapes", "/metrics responses rendered (perfwatch)."),
+        [F_BUILD] = PW_PROM_INFO("build", "perfwatch version (perfwatch)."),
 };
 
 /* Label names with the '="' that follows them, so writing one is a single fixed-size copy. */
@@ -331,7 +322,7 @@ struct render {
 	uint32_t ncpu; /* CPU records to look at: min(ncpu, cpu_cap) */
 	bool om;
 	bool per_cpu;
-	const struct family *fam;
+	const struct pw_prom_family *fam;
 	bool banner_done;
 	bool in_labels;
 };
@@ -443,10 +434,7 @@ static void family(struct render *r, enum fam_id id)
 static void series(struct render *r)
 {
 	if (!r->banner_done) {
-		if (r->om)
-			put(r->out, r->fam->om_banner, r->fam->om_len);
-		else
-			put(r->out, r->fam->text_banner, r->fam->text_len);
+		pw_prom_banner(r->out, r->om, r->fam);
 		r->banner_done = true;
 	}
 	put(r->out, r->fam->sample, r->fam->sample_len);

@@ -9,6 +9,7 @@ set -euo pipefail
 PW_TEST_NAME=$(basename "$0" .sh)
 PW_WORK="${PW_SCRATCH:-/tmp}/$PW_TEST_NAME.$$"
 PW_PIDS=()
+PW_SHARED=""
 mkdir -p "$PW_WORK"
 
 pw_cleanup() {
@@ -17,7 +18,7 @@ pw_cleanup() {
 		kill "$pid" 2>/dev/null || true
 		wait "$pid" 2>/dev/null || true
 	done
-	rm -rf "$PW_WORK"
+	rm -rf "$PW_WORK" ${PW_SHARED:+"$PW_SHARED"}
 }
 trap pw_cleanup EXIT
 # A command that fails outside any check (set -e) says where, instead of ending the test silently.
@@ -32,6 +33,14 @@ pw_fail() {
 pw_skip() {
 	echo "SKIP: $*" >&2
 	exit 77
+}
+
+# pw_shared_dir: set PW_SHARED to a new directory under /tmp that every user may traverse (0711),
+# removed at exit. $PW_WORK lies in the checkout, which another user may not reach (a clone under
+# /root or in a 0700 directory): what a test runs as another uid goes here, with owner and mode set.
+pw_shared_dir() {
+	PW_SHARED=$(mktemp -d /tmp/perfwatch-test.XXXXXX)
+	chmod 0711 "$PW_SHARED"
 }
 
 # A TCP port nobody listens on now, on 127.0.0.1.

@@ -73,7 +73,9 @@ pw_start corrupt "${base[@]}" --interval 10s
 grep -q "corrupt or truncated: ignored, relearning" "$PW_WORK/corrupt.log" || pw_fail "corrupt file not reported"
 pw_wait_for 20 "a judged sample" pw_has_metric '^perfwatch_detector_warm 0$'
 pw_stop "$PW_PID"
-base64 -d <<<"$good" | head -c 100 >"$state/baselines"
+# Not `base64 -d | head`: head leaving early can kill base64 with SIGPIPE (141, fatal under pipefail).
+base64 -d <<<"$good" >"$PW_WORK/good"
+head -c 100 "$PW_WORK/good" >"$state/baselines"
 pw_start truncated "${base[@]}" --interval 10s
 grep -q "corrupt or truncated: ignored, relearning" "$PW_WORK/truncated.log" || pw_fail "truncated file not reported"
 pw_stop "$PW_PID"

@@ -43,17 +43,20 @@ out=$(MANPATH="$PW_WORK/man" systemd-analyze verify "$PW_WORK/units/perfwatchd.s
 [ -z "$out" ] || pw_fail "systemd-analyze verify warned: $out"
 
 # 4. As an unprivileged uid with no groups, on the real /proc and /sys: serves, every source that
-# exists is up, the state dir (0700, its own) is written at SIGTERM.
+# exists is up, the state dir (0700, its own) is written at SIGTERM. The binary and the state dir
+# live in a directory outside the checkout, which that uid may not be able to reach.
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	uid=61871
-	state="$PW_WORK/state"
+	pw_shared_dir
+	install -m 0755 "$PERFWATCHD" "$PW_SHARED/perfwatchd"
+	state="$PW_SHARED/state"
 	mkdir -m 0700 "$state"
 	chown "$uid:$uid" "$state"
-	chmod o+x "$PW_WORK" "$(dirname "$PW_WORK")" 2>/dev/null || true
 	PW_PORT=$(pw_free_port)
 	PW_URL="http://127.0.0.1:$PW_PORT"
-	setpriv --reuid=$uid --regid=$uid --clear-groups --no-new-privs "$PERFWATCHD" --config /dev/null \
-		--listen "127.0.0.1:$PW_PORT" --interval 200ms --state-dir "$state" >"$PW_WORK/unpriv.log" 2>&1 &
+	(cd "$PW_SHARED" && exec setpriv --reuid=$uid --regid=$uid --clear-groups --no-new-privs \
+		"$PW_SHARED/perfwatchd" --config /dev/null --listen "127.0.0.1:$PW_PORT" --interval 200ms \
+		--state-dir "$state") >"$PW_WORK/unpriv.log" 2>&1 &
 	PW_PID=$!
 	PW_PIDS+=("$PW_PID")
 	pw_wait_for 20 "/healthz as uid $uid" pw_healthy || pw_fail "unprivileged: $(cat "$PW_WORK/unpriv.log")"
