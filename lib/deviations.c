@@ -52,7 +52,10 @@ static void consider(struct pw_detector *d, const struct candidate *c)
 	/* A fall can be at most the whole mean: for rates, half of it is worth naming. */
 	double needed = change < 0 ? fmin(c->min_change, 0.5 * b->mean) : c->min_change;
 	double score = pw_baseline_score(b, c->value, c->floor);
-	if (fabs(score) < DEV_SIGMAS || !(fabs(change) >= needed) || needed <= 0)
+	/* A rate that fell to a quarter of its normal is news even when a bursty load (disk I/O) left
+	 * a wide spread: half the usual sigmas then. */
+	double sigmas = c->unit == PW_UNIT_RATE && c->value <= 0.25 * b->mean ? DEV_SIGMAS / 2 : DEV_SIGMAS;
+	if (fabs(score) < sigmas || !(fabs(change) >= needed) || needed <= 0)
 		return;
 	struct pw_deviation dev = {
 	        .cpu = c->cpu,
