@@ -5,7 +5,7 @@ set -euo pipefail
 
 build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev libsystemd-dev
 	libinih-dev zlib1g-dev libcurl4-gnutls-dev libcrypt-dev libgnutls28-dev)
-test_pkgs=(check clang libclang-rt-14-dev curl jq python3 prometheus prometheus-alertmanager gzip openssl
+test_pkgs=(check clang libclang-rt-14-dev curl jq python3 prometheus prometheus-alertmanager gzip openssl chromium
 	systemd)
 case "${1:-build}" in
 build) pkgs=("${build_pkgs[@]}") ;;
