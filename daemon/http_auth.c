@@ -143,7 +143,8 @@ static int set_protect(struct pw_auth_config *cfg, const char *value, char *why,
 		uint32_t bit = pw_auth_endpoint(tok);
 		if (!bit)
 			return snprintf(why, n,
-			                "protect: unknown endpoint '%s' (want /metrics, /status, /alerts, /history, /ui, "
+			                "protect: unknown endpoint '%s' (want /metrics, /status, /alerts, "
+			                "/history, /ui, "
 			                "/healthz or /)",
 			                tok),
 			       -EINVAL;
