@@ -2,7 +2,7 @@
  *
  * Full counters live only in the few newest samples; the history keeps each interval's derived
  * figures at reduced precision (shares in 1/10000, rates as float), so an hour at 1 s costs
- * 3600 * pw_history_point_size(ncpu) bytes: 288 B a sample on 2 CPUs, ~3.8 KiB on 256. */
+ * 3600 * pw_history_point_size(ncpu) bytes: 296 B a sample on 2 CPUs, ~3.8 KiB on 256. */
 #ifndef PW_HISTORY_H
 #define PW_HISTORY_H
 
