@@ -8,6 +8,7 @@
 #include "history.h"
 #include "http_auth.h"
 #include "http_guard.h"
+#include "http_history.h"
 #include "http_tls.h"
 #include "log.h"
 #include "prometheus.h"
@@ -48,6 +49,8 @@ struct pw_http {
 	struct pw_ratelimit auth_log_limit;
 	/* Refused logins; only MHD's one polling thread writes and reads them. */
 	uint64_t auth_bad_credentials, auth_throttled;
+	/* /history and /ui */
+	struct pw_http_history *history;
 };
 
 static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status, const char *type,
@@ -337,12 +340,19 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		return serve_healthz(h, conn);
 	if (strcmp(url, "/alerts") == 0)
 		return serve_alerts(h, conn);
+	if (strcmp(url, "/history") == 0)
+		return pw_http_history_serve(h->history, conn);
+	if (strcmp(url, "/ui") == 0 ||
+	    (strcmp(url, "/") == 0 &&
+	     pw_http_ui_wanted(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT))))
+		return pw_http_ui_serve(conn);
 	if (strcmp(url, "/") == 0)
 		return respond_text(
 		        conn, MHD_HTTP_OK,
 		        "perfwatchd " PW_VERSION "\n/metrics  Prometheus metrics\n"
 		        "/status   what the machine is doing (JSON)\n/alerts   active alerts (JSON)\n"
-		        "/healthz  sampler health\n");
+		        "/healthz  sampler health\n/history  the last hour, second by second (JSON, CSV)\n"
+		        "/ui       the last hour, plotted (open it in a browser)\n");
 	return respond_text(conn, MHD_HTTP_NOT_FOUND, "not found\n");
 }
 
@@ -365,6 +375,7 @@ __attribute__((format(printf, 2, 0))) static void mhd_logger(void *cls, const ch
 static void http_free(struct pw_http *h)
 {
 	pw_guard_free(h->guard);
+	pw_http_history_free(h->history);
 	pw_auth_free(h->auth);
 	pw_tls_material_done(&h->tls);
 	pw_outbuf_done(&h->body);
@@ -441,7 +452,8 @@ struct pw_http *pw_http_start(const struct pw_options *opts, const struct pw_sam
 	pw_outbuf_init(&h->gz);
 	h->sample = malloc(pw_ring_payload_size(pw_sampler_latest(sampler)));
 	h->point = malloc(pw_ring_payload_size(pw_sampler_history(sampler)));
-	if (!h->sample || !h->point) {
+	h->history = pw_http_history_new(sampler, watcher, opts->interval_ns, opts->history_ns);
+	if (!h->sample || !h->point || !h->history) {
 		http_free(h);
 		return snprintf(err, err_size, "out of memory"), NULL;
 	}

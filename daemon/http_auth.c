@@ -27,7 +27,7 @@
 #define BUDGET_MAX_NS (NS_PER_S / 2) /* bcrypt may use 0.5 s at once ... */
 #define BUDGET_SHARE 4               /* ... and a quarter of a CPU in the long run */
 
-static const char *const endpoints[] = {"/", "/metrics", "/status", "/alerts", "/healthz"};
+static const char *const endpoints[] = {"/", "/metrics", "/status", "/alerts", "/healthz", "/history", "/ui"};
 #define ENDPOINT_COUNT (sizeof(endpoints) / sizeof(endpoints[0]))
 
 struct cache_entry {
@@ -144,6 +144,7 @@ static int set_protect(struct pw_auth_config *cfg, const char *value, char *why,
 		if (!bit)
 			return snprintf(why, n,
 			                "protect: unknown endpoint '%s' (want /metrics, /status, /alerts, "
+			                "/history, /ui, "
 			                "/healthz or /)",
 			                tok),
 			       -EINVAL;

@@ -2,6 +2,7 @@
 #include "history.h"
 
 #include <math.h>
+#include <string.h>
 
 size_t pw_history_point_size(uint32_t cpu_cap)
 {
@@ -30,8 +31,44 @@ static void reduce_cpu(const struct pw_cpu_sample *cpu, struct pw_history_cpu *r
 	ret->system = shares ? ten_thousandths(share[PW_MODE_SYSTEM]) : PW_HISTORY_UNKNOWN;
 	ret->irq = shares ? ten_thousandths(share[PW_MODE_IRQ] + share[PW_MODE_SOFTIRQ]) : PW_HISTORY_UNKNOWN;
 	ret->iowait = shares ? ten_thousandths(share[PW_MODE_IOWAIT]) : PW_HISTORY_UNKNOWN;
-	ret->freq_ratio = (cpu->derived_valid & PW_DERIVED_FREQ) ? ten_thousandths(cpu->freq_ratio)
-	                                                         : PW_HISTORY_UNKNOWN;
+	bool freq = cpu->derived_valid & PW_DERIVED_FREQ;
+	ret->freq_ratio = freq ? ten_thousandths(cpu->freq_ratio) : PW_HISTORY_UNKNOWN;
+	ret->avg_mhz = freq && cpu->avg_khz / 1000 < UINT16_MAX ? (uint16_t)((cpu->avg_khz + 500) / 1000) : 0;
+}
+
+/* The PW_HISTORY_LINES lines with the highest counts since boot, busiest first. Linear in the
+ * number of lines, no allocation: the sampler calls it every sample. */
+static void reduce_lines(const struct pw_sample *s, bool rates, struct pw_history_point *ret)
+{
+	const struct pw_line_sample *lines = pw_sample_lines_const(s);
+	uint32_t top[PW_HISTORY_LINES], n = 0;
+
+	for (uint32_t i = 0; i < s->nlines; i++) {
+		uint64_t total = lines[i].line.total;
+		uint32_t at = n;
+
+		if (n == PW_HISTORY_LINES && lines[top[n - 1]].line.total >= total)
+			continue;
+		if (n < PW_HISTORY_LINES)
+			n++;
+		else
+			at = PW_HISTORY_LINES - 1;
+		/* Insertion into the sorted few; ties keep file order. */
+		while (at > 0 && lines[top[at - 1]].line.total < total) {
+			top[at] = top[at - 1];
+			at--;
+		}
+		top[at] = i;
+	}
+	memset(ret->lines, 0, sizeof(ret->lines));
+	for (uint32_t k = 0; k < n; k++) {
+		const struct pw_line_sample *l = &lines[top[k]];
+		memcpy(ret->lines[k].irq, l->line.irq, sizeof(ret->lines[k].irq));
+		ret->lines[k].irq[sizeof(ret->lines[k].irq) - 1] = '\0';
+		ret->lines[k].rate = rates && isfinite(l->rate) ? l->rate : NAN;
+	}
+	for (uint32_t k = n; k < PW_HISTORY_LINES; k++)
+		ret->lines[k].rate = NAN;
 }
 
 void pw_history_point_from(const struct pw_sample *s, struct pw_history_point *ret)
@@ -62,6 +99,14 @@ void pw_history_point_from(const struct pw_sample *s, struct pw_history_point *r
 	        pw_sample_has(s, PW_SRC_MEMINFO) && (s->meminfo.present >> PW_MEM_AVAILABLE & 1u)
 	                ? s->meminfo.kb[PW_MEM_AVAILABLE]
 	                : UINT64_MAX;
+	ret->cached_kb = pw_sample_has(s, PW_SRC_MEMINFO) && (s->meminfo.present >> PW_MEM_CACHED & 1u)
+	                         ? s->meminfo.kb[PW_MEM_CACHED]
+	                         : UINT64_MAX;
+	ret->procs_running = pw_sample_has(s, PW_SRC_STAT) ? (uint32_t)s->stat.procs_running : UINT32_MAX;
+	ret->reserved = 0;
+	for (int t = 0; t < PW_SOFTIRQ_COUNT; t++)
+		ret->softirq_type_rate[t] = rates ? d->softirq_rate[t] : NAN;
+	reduce_lines(s, rates, ret);
 	for (uint32_t id = 0; id < s->cpu_cap; id++)
 		reduce_cpu(&cpus[id], &ret->cpus[id]);
 }
@@ -120,4 +165,29 @@ void pw_history_summarize(const struct pw_ring *ring, int64_t since_mono_ns, voi
 	ret->intr_rate = finish(&intr);
 	ret->ctxt_rate = finish(&ctxt);
 	ret->swap_out_rate = finish(&swap_out);
+}
+
+uint32_t pw_history_copy_window(const struct pw_ring *ring, int64_t since_real_ns, int64_t until_real_ns,
+                                void *buf, uint32_t cap)
+{
+	size_t size = pw_ring_payload_size(ring);
+	char *base = buf;
+	uint32_t n = 0;
+
+	if (cap == 0)
+		return 0;
+	/* Newest first into the end of buf, then moved to its start. */
+	for (uint64_t seq = pw_ring_head(ring); seq > 0 && n < cap; seq--) {
+		char *slot = base + (size_t)(cap - 1 - n) * size;
+		if (pw_ring_read(ring, seq, slot) != 0)
+			break;
+		int64_t t = ((const struct pw_history_point *)(const void *)slot)->real_ns;
+		if (t <= since_real_ns)
+			break;
+		if (t <= until_real_ns)
+			n++;
+	}
+	if (n && n < cap)
+		memmove(base, base + (size_t)(cap - n) * size, (size_t)n * size);
+	return n;
 }

@@ -2,7 +2,7 @@
  *
  * Full counters live only in the few newest samples; the history keeps each interval's derived
  * figures at reduced precision (shares in 1/10000, rates as float), so an hour at 1 s costs
- * 3600 * pw_history_point_size(ncpu) bytes: 112 B a sample on 2 CPUs, ~3.1 KiB on 256. */
+ * 3600 * pw_history_point_size(ncpu) bytes: 296 B a sample on 2 CPUs, ~3.8 KiB on 256. */
 #ifndef PW_HISTORY_H
 #define PW_HISTORY_H
 
@@ -14,6 +14,16 @@
 struct pw_history_cpu {
 	uint16_t busy, user, system, irq, iowait; /* shares in 1/10000; irq = irq + softirq */
 	uint16_t freq_ratio;                      /* average / max frequency in 1/10000 */
+	uint16_t avg_mhz;                         /* average frequency over the interval; 0 unknown */
+};
+
+/* The interrupt lines a point keeps rates for: the busiest by count since boot, a ranking that
+ * changes slowly, so a line that pauses (incident 3) stays in the picture while its rate drops. */
+#define PW_HISTORY_LINES 6
+
+struct pw_history_line {
+	char irq[PW_IRQ_NAME_MAX]; /* "25", "LOC"; "" for an unused slot */
+	float rate;                /* per second, NAN when unknown */
 };
 
 struct pw_history_point {
@@ -24,7 +34,12 @@ struct pw_history_point {
 	uint16_t psi_some_avg10[PW_PSI_COUNT];    /* hundredths of a percent, or PW_HISTORY_UNKNOWN */
 	float intr_rate, ctxt_rate, softirq_rate; /* per second, NAN when unknown */
 	float swap_in_rate, swap_out_rate, major_fault_rate;
-	uint64_t mem_available_kb;    /* UINT64_MAX when MemAvailable is absent */
+	uint64_t mem_available_kb; /* UINT64_MAX when MemAvailable is absent */
+	uint64_t cached_kb;        /* page cache (meminfo Cached); UINT64_MAX when absent */
+	uint32_t procs_running;    /* UINT32_MAX when unknown */
+	uint32_t reserved;
+	float softirq_type_rate[PW_SOFTIRQ_COUNT]; /* per second, NAN when unknown */
+	struct pw_history_line lines[PW_HISTORY_LINES];
 	struct pw_history_cpu cpus[]; /* [ncpu] */
 };
 
@@ -51,5 +66,12 @@ struct pw_history_summary {
  * scratch (pw_ring_payload_size() bytes) to copy them. Any thread. */
 void pw_history_summarize(const struct pw_ring *ring, int64_t since_mono_ns, void *scratch,
                           struct pw_history_summary *ret);
+
+/* Copy the points of ring (history points) with since_real_ns < real_ns <= until_real_ns into buf,
+ * oldest first; buf has room for cap payloads of pw_ring_payload_size() bytes. Stops at the first
+ * point at or before since, or at the tail the writer overwrote. Returns how many. Any thread; never
+ * blocks the writer. */
+uint32_t pw_history_copy_window(const struct pw_ring *ring, int64_t since_real_ns, int64_t until_real_ns,
+                                void *buf, uint32_t cap);
 
 #endif

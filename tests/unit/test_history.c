@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -286,6 +287,61 @@ START_TEST(test_cpu_busy_idle_plus_iowait_is_zero)
 }
 END_TEST
 
+/* The figures the /history page needs beyond the summary: page cache, run queue, softirq types,
+ * average MHz per CPU, and the busiest lines by count since boot (kept while their rate drops). */
+START_TEST(test_point_page_figures)
+{
+	struct pw_sample *s = pw_test_sample_new(2, 8, false);
+	struct pw_line_sample *lines = pw_sample_lines(s);
+	struct pw_cpu_sample *cpus = pw_sample_cpus(s);
+	struct pw_history_point *p = new_point(2);
+	static const uint64_t totals[8] = {5, 900, 30, 7000, 30, 1, 800, 600};
+
+	s->ncpu = 2;
+	s->nlines = 8;
+	s->source_up = s->source_present = (1u << PW_SRC_COUNT) - 1;
+	s->derived.valid = PW_DERIVED_SHARES | PW_DERIVED_RATES;
+	s->derived.softirq_rate[PW_SOFTIRQ_NET_RX] = 54500.0f;
+	s->meminfo.kb[PW_MEM_CACHED] = 420000;
+	s->meminfo.present = 1u << PW_MEM_CACHED;
+	s->stat.procs_running = 3;
+	for (int i = 0; i < 8; i++) {
+		snprintf(lines[i].line.irq, sizeof(lines[i].line.irq), "%d", 20 + i);
+		lines[i].line.total = totals[i];
+		lines[i].rate = (float)i;
+	}
+	lines[3].rate = 0.0f; /* the busiest line pauses */
+	cpus[0].derived_valid = PW_DERIVED_FREQ;
+	cpus[0].avg_khz = 2399600;
+	cpus[0].freq_ratio = 0.8f;
+
+	pw_history_point_from(s, p);
+	ck_assert_uint_eq(p->cached_kb, 420000);
+	ck_assert_uint_eq(p->mem_available_kb, UINT64_MAX);
+	ck_assert_uint_eq(p->procs_running, 3);
+	ck_assert(p->softirq_type_rate[PW_SOFTIRQ_NET_RX] == 54500.0f);
+	ck_assert_uint_eq(p->cpus[0].avg_mhz, 2400);
+	ck_assert_uint_eq(p->cpus[0].freq_ratio, 8000);
+	ck_assert_uint_eq(p->cpus[1].avg_mhz, 0);
+	static const char *const want[PW_HISTORY_LINES] = {"23", "21", "26", "27", "22", "24"};
+	for (int k = 0; k < PW_HISTORY_LINES; k++)
+		ck_assert_str_eq(p->lines[k].irq, want[k]);
+	ck_assert(p->lines[0].rate == 0.0f);
+	ck_assert(p->lines[1].rate == 1.0f);
+
+	s->nlines = 2; /* fewer lines than slots: the rest are empty and unknown */
+	s->derived.valid = 0;
+	pw_history_point_from(s, p);
+	ck_assert_str_eq(p->lines[0].irq, "21");
+	ck_assert_str_eq(p->lines[1].irq, "20");
+	ck_assert_str_eq(p->lines[2].irq, "");
+	ck_assert(isnan(p->lines[0].rate) && isnan(p->lines[5].rate));
+	ck_assert(isnan(p->softirq_type_rate[PW_SOFTIRQ_NET_RX]));
+	free(p);
+	free(s);
+}
+END_TEST
+
 /* ---- summaries over a ring ---- */
 
 struct fig {
@@ -503,6 +559,7 @@ static Suite *history_suite(void)
 	tcase_add_test(core, test_point_mem_available_absent);
 	tcase_add_test(core, test_point_saturation);
 	tcase_add_test(core, test_cpu_busy_idle_plus_iowait_is_zero);
+	tcase_add_test(core, test_point_page_figures);
 	suite_add_tcase(s, core);
 
 	tcase_add_test(summary, test_summary_whole_window);

@@ -1,0 +1,255 @@
+/* http_history.c — GET /history and GET /ui. The window is copied out of the history ring once per
+ * request (pw_history_copy_window: seqlock reads, the sampler never waits), rendered by
+ * exporters/history_json, and the copy freed: nothing is held while nobody looks. */
+#define _GNU_SOURCE /* strcasestr */
+#include "http_history.h"
+
+#include "clock.h"
+#include "gzip.h"
+#include "history.h"
+#include "history_json.h"
+#include "history_query.h"
+#include "outbuf.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define MAX_ARGS 16
+#define TRANSITIONS_CAP 256
+#define GZIP_MIN_BYTES (64 * 1024)
+
+extern const unsigned char pw_ui_page[];
+extern const size_t pw_ui_page_len;
+
+struct pw_http_history {
+	const struct pw_sampler *sampler;
+	const struct pw_watcher *watcher;
+	const struct pw_transitions *log;
+	int64_t interval_ns, history_ns;
+	struct pw_outbuf body, gz;
+	struct pw_detector_view view;
+	struct pw_sample *sample; /* scratch: the newest sample, for line names */
+	struct pw_history_transition transitions[TRANSITIONS_CAP + PW_ALERT_COUNT * 2];
+};
+
+struct pw_http_history *pw_http_history_new(const struct pw_sampler *sampler,
+                                            const struct pw_watcher *watcher, int64_t interval_ns,
+                                            int64_t history_ns)
+{
+	struct pw_http_history *hh = calloc(1, sizeof(*hh));
+
+	if (!hh)
+		return NULL;
+	hh->sampler = sampler;
+	hh->watcher = watcher;
+	hh->interval_ns = interval_ns;
+	hh->history_ns = history_ns;
+	pw_outbuf_init(&hh->body);
+	pw_outbuf_init(&hh->gz);
+	if (!(hh->sample = malloc(pw_ring_payload_size(pw_sampler_latest(sampler))))) {
+		free(hh);
+		return NULL;
+	}
+	return hh;
+}
+
+void pw_http_history_free(struct pw_http_history *hh)
+{
+	if (!hh)
+		return;
+	pw_outbuf_done(&hh->body);
+	pw_outbuf_done(&hh->gz);
+	free(hh->sample);
+	free(hh);
+}
+
+void pw_http_history_set_transitions(struct pw_http_history *hh, const struct pw_transitions *log)
+{
+	hh->log = log;
+}
+
+static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status, const char *type,
+                               const char *body, size_t len, const char *encoding)
+{
+	struct MHD_Response *resp = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	if (encoding)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, encoding);
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	enum MHD_Result r = MHD_queue_response(conn, status, resp);
+	MHD_destroy_response(resp);
+	return r;
+}
+
+static enum MHD_Result respond_error(struct MHD_Connection *conn, unsigned status, const char *what)
+{
+	char text[640];
+	int n = snprintf(text, sizeof(text), "%s\n", what);
+	return respond(conn, status, "text/plain; charset=utf-8", text,
+	               (size_t)n < sizeof(text) ? (size_t)n : sizeof(text) - 1, NULL);
+}
+
+struct args {
+	struct pw_history_arg a[MAX_ARGS];
+	size_t n;
+	bool overflow;
+};
+
+static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	struct args *args = cls;
+	(void)kind;
+	if (args->n == MAX_ARGS) {
+		args->overflow = true;
+		return MHD_NO;
+	}
+	args->a[args->n++] = (struct pw_history_arg){key, value};
+	return MHD_YES;
+}
+
+/* The alerts the log has not seen (it is not wired, or they began before it): the active ones,
+ * from the detector's view, as the transitions that made them pending and firing. */
+static size_t active_transitions(const struct pw_detector_view *v, struct pw_history_transition *log,
+                                 size_t n, struct pw_history_transition *ret)
+{
+	size_t k = 0;
+	for (uint32_t i = 0; i < v->nalerts; i++) {
+		const struct pw_alert *a = &v->alerts[i];
+		struct pw_history_transition t = {.alert = (uint8_t)a->name,
+		                                  .severity = (uint8_t)a->severity,
+		                                  .value = a->value,
+		                                  .baseline = a->baseline};
+		snprintf(t.scope, sizeof(t.scope), "%s", a->scope);
+		bool known = false;
+		for (size_t j = 0; j < n; j++)
+			known |= log[j].alert == t.alert && log[j].real_ns == a->started_real_ns;
+		if (known)
+			continue;
+		t.real_ns = a->started_real_ns;
+		t.from = PW_ALERT_INACTIVE;
+		t.to = PW_ALERT_PENDING;
+		ret[k++] = t;
+		if (a->state == PW_ALERT_FIRING && a->fired_real_ns) {
+			t.real_ns = a->fired_real_ns;
+			t.from = PW_ALERT_PENDING;
+			t.to = PW_ALERT_FIRING;
+			ret[k++] = t;
+		}
+	}
+	return k;
+}
+
+/* Baselines and transitions into w; true when the newest sample was copied into hh->sample. */
+static bool window_context(struct pw_http_history *hh, struct pw_history_window *w)
+{
+	if (!pw_watcher_view(hh->watcher, &hh->view))
+		memset(&hh->view, 0, sizeof(hh->view));
+	w->baselines = hh->view.baselines;
+	w->warm = hh->view.warm;
+	size_t n = pw_transitions_copy(hh->log, hh->transitions, TRANSITIONS_CAP);
+	n += active_transitions(&hh->view, hh->transitions, n, hh->transitions + n);
+	w->transitions = hh->transitions;
+	w->ntransitions = n;
+	return pw_ring_read_latest(pw_sampler_latest(hh->sampler), hh->sample) != 0;
+}
+
+/* The newest sample's interrupt lines as plain pw_irq_line records, for device names. */
+static struct pw_irq_line *line_names(struct pw_http_history *hh, uint32_t *ret_n)
+{
+	const struct pw_line_sample *ls = pw_sample_lines_const(hh->sample);
+	uint32_t n = hh->sample->nlines;
+	struct pw_irq_line *lines = n ? malloc(n * sizeof(*lines)) : NULL;
+
+	for (uint32_t i = 0; lines && i < n; i++)
+		lines[i] = ls[i].line;
+	*ret_n = lines ? n : 0;
+	return lines;
+}
+
+static enum MHD_Result send_body(struct pw_http_history *hh, struct MHD_Connection *conn, const char *type)
+{
+	const char *ae = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+	enum MHD_Result r;
+
+	if (hh->body.len >= GZIP_MIN_BYTES && pw_gzip_accepted(ae) &&
+	    pw_gzip_compress(hh->body.data, hh->body.len, &hh->gz) == 0)
+		r = respond(conn, MHD_HTTP_OK, type, hh->gz.data, hh->gz.len, "gzip");
+	else
+		r = respond(conn, MHD_HTTP_OK, type, hh->body.data, hh->body.len, NULL);
+	/* An hour of a big host is megabytes: do not keep them while nobody looks. */
+	if (hh->body.cap > 1024 * 1024) {
+		pw_outbuf_done(&hh->body);
+		pw_outbuf_done(&hh->gz);
+	}
+	return r;
+}
+
+enum MHD_Result pw_http_history_serve(struct pw_http_history *hh, struct MHD_Connection *conn)
+{
+	const struct pw_ring *ring = pw_sampler_history(hh->sampler);
+	struct pw_history_query q;
+	struct pw_history_window w = {.interval_ns = hh->interval_ns, .now_real_ns = pw_real_ns()};
+	struct args args = {.n = 0};
+	char err[512];
+
+	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_arg, &args);
+	if (args.overflow)
+		return respond_error(conn, MHD_HTTP_BAD_REQUEST, "too many parameters");
+	const char *accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+	if (pw_history_query_parse(args.a, args.n, accept, w.now_real_ns, hh->history_ns, &q, err,
+	                           sizeof(err)) < 0)
+		return respond_error(conn, MHD_HTTP_BAD_REQUEST, err);
+
+	/* Room for the window's points: its span in intervals plus slack for jitter, at most the ring. */
+	uint64_t want = (uint64_t)((q.until_ns - q.since_ns) / hh->interval_ns);
+	want += want / 64 + 8;
+	uint32_t cap = want < pw_ring_capacity(ring) ? (uint32_t)want : pw_ring_capacity(ring);
+	void *points = malloc((size_t)cap * pw_ring_payload_size(ring));
+	if (!points)
+		return respond_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+	w.points = points;
+	w.point_size = pw_ring_payload_size(ring);
+	w.npoints = pw_history_copy_window(ring, q.since_ns, q.until_ns, points, cap);
+	struct pw_irq_line *lines = window_context(hh, &w) ? line_names(hh, &w.nlines) : NULL;
+	w.lines = lines;
+
+	int e = pw_history_render(&hh->body, &q, &w, err, sizeof(err));
+	free(lines);
+	free(points);
+	if (e < 0)
+		return respond_error(
+		        conn, e == -E2BIG ? MHD_HTTP_BAD_REQUEST : MHD_HTTP_INTERNAL_SERVER_ERROR, err);
+	return send_body(hh, conn,
+	                 q.format == PW_HISTORY_CSV ? "text/csv; charset=utf-8" : "application/json");
+}
+
+bool pw_http_ui_wanted(const char *accept)
+{
+	if (!accept)
+		return false;
+	const char *html = strcasestr(accept, "text/html"), *plain = strcasestr(accept, "text/plain");
+	return html && (!plain || html < plain);
+}
+
+enum MHD_Result pw_http_ui_serve(struct MHD_Connection *conn)
+{
+	struct MHD_Response *resp =
+	        MHD_create_response_from_buffer(pw_ui_page_len, (void *)pw_ui_page, MHD_RESPMEM_PERSISTENT);
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/html; charset=utf-8");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	/* Everything is inline and nothing leaves this origin. */
+	MHD_add_response_header(resp, "Content-Security-Policy",
+	                        "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+	                        "connect-src 'self'; img-src data:");
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	enum MHD_Result r = MHD_queue_response(conn, MHD_HTTP_OK, resp);
+	MHD_destroy_response(resp);
+	return r;
+}

@@ -1,0 +1,615 @@
+/* history_json.c — GET /history's document: a window of history points as JSON columns or CSV
+ * rows. Figures leave lib's units for base units: shares as 0..1, rates per second, bytes, hertz,
+ * PSI in percent. Numbers are printed with fixed decimals through integer arithmetic: an hour of a
+ * 16-CPU host is half a million values, and snprintf("%g") would dominate the render. */
+#include "history_json.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_LINE_SERIES 16
+#define NS INT64_C(1000000000)
+
+struct signal_def {
+	const char *family, *unit;
+	int decimals;
+	int baseline; /* enum pw_signal, or -1 */
+};
+
+static const struct signal_def defs[PW_HS_COUNT] = {
+        [PW_HS_CPU_USER] = {"cpu", "ratio", 4, PW_SIG_USER},
+        [PW_HS_CPU_SYSTEM] = {"cpu", "ratio", 4, PW_SIG_SYSTEM},
+        [PW_HS_CPU_IOWAIT] = {"cpu", "ratio", 4, PW_SIG_IOWAIT},
+        [PW_HS_CPU_IRQ] = {"cpu", "ratio", 4, PW_SIG_IRQ},
+        [PW_HS_CPU_HARDIRQ] = {"cpu", "ratio", 4, -1},
+        [PW_HS_CPU_SOFTIRQ] = {"cpu", "ratio", 4, -1},
+        [PW_HS_CPU_STEAL] = {"cpu", "ratio", 4, PW_SIG_STEAL},
+        [PW_HS_CPU_IDLE] = {"cpu", "ratio", 4, -1},
+        [PW_HS_BUSY_CPUS] = {"cpu", "count", 2, -1},
+        [PW_HS_RUN_QUEUE] = {"scheduler", "count", 2, PW_SIG_RUN_QUEUE},
+        [PW_HS_INTR] = {"interrupts", "per_second", 2, PW_SIG_INTR_RATE},
+        [PW_HS_LINE] = {"interrupts", "per_second", 2, -1},
+        [PW_HS_SOFTIRQS] = {"softirqs", "per_second", 2, -1},
+        [PW_HS_SOFTIRQ_TYPE] = {"softirqs", "per_second", 2, -1},
+        [PW_HS_CTXT] = {"scheduler", "per_second", 2, PW_SIG_CTXT_RATE},
+        [PW_HS_SWAP_IN] = {"memory", "pages_per_second", 2, PW_SIG_SWAP_IN},
+        [PW_HS_SWAP_OUT] = {"memory", "pages_per_second", 2, PW_SIG_SWAP_OUT},
+        [PW_HS_MAJOR_FAULTS] = {"memory", "per_second", 2, PW_SIG_MAJOR_FAULTS},
+        [PW_HS_MEM_AVAILABLE] = {"memory", "bytes", 0, -1},
+        [PW_HS_PAGE_CACHE] = {"memory", "bytes", 0, -1},
+        [PW_HS_PSI_CPU] = {"pressure", "percent", 2, PW_SIG_PSI_CPU},
+        [PW_HS_PSI_MEMORY] = {"pressure", "percent", 2, PW_SIG_PSI_MEMORY},
+        [PW_HS_PSI_IO] = {"pressure", "percent", 2, PW_SIG_PSI_IO},
+        [PW_HS_PSI_IRQ] = {"pressure", "percent", 2, -1},
+        [PW_HS_PERCPU_BUSY] = {"per_cpu", "ratio", 4, -1},
+        [PW_HS_PERCPU_USER] = {"per_cpu", "ratio", 4, -1},
+        [PW_HS_PERCPU_SYSTEM] = {"per_cpu", "ratio", 4, -1},
+        [PW_HS_PERCPU_IRQ] = {"per_cpu", "ratio", 4, -1},
+        [PW_HS_PERCPU_IOWAIT] = {"per_cpu", "ratio", 4, -1},
+        [PW_HS_PERCPU_FREQ] = {"frequency", "hertz", 0, -1},
+        [PW_HS_PERCPU_FREQ_RATIO] = {"frequency", "ratio", 4, -1},
+};
+
+/* One column: a signal, and which CPU, line or softirq type. */
+struct series {
+	enum pw_history_signal sig;
+	uint32_t inst;             /* CPU id or softirq type */
+	char irq[PW_IRQ_NAME_MAX]; /* PW_HS_LINE */
+	char key[80];              /* "percpu_busy_ratio.cpu3": the CSV column, the page's handle */
+};
+
+struct render {
+	struct pw_outbuf *out;
+	const struct pw_history_query *q;
+	const struct pw_history_window *w;
+	struct series *series;
+	uint32_t nseries;
+	uint32_t *bucket; /* [nbuckets + 1]: first point of each step; NULL without steps */
+	uint32_t nbuckets;
+};
+
+static const struct pw_history_point *point(const struct pw_history_window *w, uint32_t i)
+{
+	return (const struct pw_history_point *)(const void *)((const char *)w->points +
+	                                                       (size_t)i * w->point_size);
+}
+
+static double share(uint16_t v)
+{
+	return v == PW_HISTORY_UNKNOWN ? NAN : v / 10000.0;
+}
+
+static double share2(uint16_t a, uint16_t b)
+{
+	return a == PW_HISTORY_UNKNOWN || b == PW_HISTORY_UNKNOWN ? NAN : (a + b) / 10000.0;
+}
+
+static double psi(uint16_t v)
+{
+	return v == PW_HISTORY_UNKNOWN ? NAN : v / 100.0;
+}
+
+static double kb_bytes(uint64_t kb)
+{
+	return kb == UINT64_MAX ? NAN : (double)kb * 1024.0;
+}
+
+static double line_rate(const struct pw_history_point *p, const char *irq)
+{
+	for (int k = 0; k < PW_HISTORY_LINES; k++)
+		if (p->lines[k].irq[0] && strncmp(p->lines[k].irq, irq, PW_IRQ_NAME_MAX) == 0)
+			return p->lines[k].rate;
+	return NAN;
+}
+
+static double percpu(const struct series *se, const struct pw_history_point *p)
+{
+	if (se->inst >= p->ncpu)
+		return NAN;
+	const struct pw_history_cpu *c = &p->cpus[se->inst];
+	switch (se->sig) {
+	case PW_HS_PERCPU_BUSY:
+		return share(c->busy);
+	case PW_HS_PERCPU_USER:
+		return share(c->user);
+	case PW_HS_PERCPU_SYSTEM:
+		return share(c->system);
+	case PW_HS_PERCPU_IRQ:
+		return share(c->irq);
+	case PW_HS_PERCPU_IOWAIT:
+		return share(c->iowait);
+	case PW_HS_PERCPU_FREQ:
+		return c->avg_mhz ? c->avg_mhz * 1e6 : NAN;
+	default:
+		return share(c->freq_ratio);
+	}
+}
+
+/* The figure of one series at one point, in base units; NAN when unknown. */
+static double value(const struct series *se, const struct pw_history_point *p)
+{
+	const uint16_t *sh = p->share;
+	switch (se->sig) {
+	case PW_HS_CPU_USER:
+		return share2(sh[PW_MODE_USER], sh[PW_MODE_NICE]);
+	case PW_HS_CPU_SYSTEM:
+		return share(sh[PW_MODE_SYSTEM]);
+	case PW_HS_CPU_IOWAIT:
+		return share(sh[PW_MODE_IOWAIT]);
+	case PW_HS_CPU_IRQ:
+		return share2(sh[PW_MODE_IRQ], sh[PW_MODE_SOFTIRQ]);
+	case PW_HS_CPU_HARDIRQ:
+		return share(sh[PW_MODE_IRQ]);
+	case PW_HS_CPU_SOFTIRQ:
+		return share(sh[PW_MODE_SOFTIRQ]);
+	case PW_HS_CPU_STEAL:
+		return share(sh[PW_MODE_STEAL]);
+	case PW_HS_CPU_IDLE:
+		return share(sh[PW_MODE_IDLE]);
+	case PW_HS_BUSY_CPUS:
+		return sh[PW_MODE_IDLE] == PW_HISTORY_UNKNOWN ? NAN : p->busy_cpus;
+	case PW_HS_RUN_QUEUE:
+		return p->procs_running == UINT32_MAX ? NAN : p->procs_running;
+	case PW_HS_INTR:
+		return p->intr_rate;
+	case PW_HS_LINE:
+		return line_rate(p, se->irq);
+	case PW_HS_SOFTIRQS:
+		return p->softirq_rate;
+	case PW_HS_SOFTIRQ_TYPE:
+		return p->softirq_type_rate[se->inst];
+	case PW_HS_CTXT:
+		return p->ctxt_rate;
+	case PW_HS_SWAP_IN:
+		return p->swap_in_rate;
+	case PW_HS_SWAP_OUT:
+		return p->swap_out_rate;
+	case PW_HS_MAJOR_FAULTS:
+		return p->major_fault_rate;
+	case PW_HS_MEM_AVAILABLE:
+		return kb_bytes(p->mem_available_kb);
+	case PW_HS_PAGE_CACHE:
+		return kb_bytes(p->cached_kb);
+	case PW_HS_PSI_CPU:
+	case PW_HS_PSI_MEMORY:
+	case PW_HS_PSI_IO:
+	case PW_HS_PSI_IRQ:
+		return psi(p->psi_some_avg10[se->sig - PW_HS_PSI_CPU]);
+	default:
+		return percpu(se, p);
+	}
+}
+
+/* value rounded to decimals places, trailing zeros dropped; null when unknown. */
+static void put_fixed(struct pw_outbuf *out, double v, int decimals)
+{
+	static const double scale[] = {1, 10, 100, 1000, 10000};
+	char buf[32], *end = buf + sizeof(buf), *p = end;
+
+	if (!isfinite(v) || fabs(v) >= 9e15 / scale[decimals]) {
+		pw_outbuf_append(out, "null", 4);
+		return;
+	}
+	int64_t n = llround(v * scale[decimals]);
+	bool neg = n < 0;
+	uint64_t u = neg ? (uint64_t)-n : (uint64_t)n;
+	int d = decimals;
+	while (d > 0 && u % 10 == 0 && u != 0) /* trailing zeros of the fraction */
+		u /= 10, d--;
+	if (u == 0)
+		d = 0;
+	for (int i = 0; i < d; i++, u /= 10)
+		*--p = (char)('0' + u % 10);
+	if (d > 0)
+		*--p = '.';
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (neg)
+		*--p = '-';
+	pw_outbuf_append(out, p, (size_t)(end - p));
+}
+
+static void put_json_string(struct pw_outbuf *out, const char *s)
+{
+	pw_outbuf_putc(out, '"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			pw_outbuf_putc(out, '\\'), pw_outbuf_putc(out, (char)c);
+		else if (c < 0x20)
+			pw_outbuf_printf(out, "\\u%04x", c);
+		else
+			pw_outbuf_putc(out, (char)c);
+	}
+	pw_outbuf_putc(out, '"');
+}
+
+/* ---- which series ---- */
+
+static bool selected(const struct render *r, enum pw_history_signal s)
+{
+	return r->q->signals >> s & 1u;
+}
+
+static void key_of(struct series *se, const char *suffix)
+{
+	const char *name = pw_history_signal_name(se->sig);
+	if (!suffix)
+		snprintf(se->key, sizeof(se->key), "%s", name);
+	else
+		snprintf(se->key, sizeof(se->key), "%s.%s", name, suffix);
+	/* Keys go into CSV headers unquoted: nothing but [A-Za-z0-9_.-]. */
+	for (char *c = se->key; *c; c++)
+		if (!(*c == '_' || *c == '.' || *c == '-' || (*c >= '0' && *c <= '9') ||
+		      ((*c | 0x20) >= 'a' && (*c | 0x20) <= 'z')))
+			*c = '_';
+}
+
+/* The busiest lines of the window: every name any point kept, newest points first. */
+static uint32_t window_lines(const struct pw_history_window *w, char names[][PW_IRQ_NAME_MAX])
+{
+	uint32_t n = 0;
+	for (uint32_t i = w->npoints; i-- > 0 && n < MAX_LINE_SERIES;) {
+		const struct pw_history_point *p = point(w, i);
+		for (int k = 0; k < PW_HISTORY_LINES && n < MAX_LINE_SERIES; k++) {
+			uint32_t j = 0;
+			if (!p->lines[k].irq[0])
+				continue;
+			while (j < n && strncmp(names[j], p->lines[k].irq, PW_IRQ_NAME_MAX) != 0)
+				j++;
+			if (j == n)
+				memcpy(names[n++], p->lines[k].irq, PW_IRQ_NAME_MAX);
+		}
+	}
+	return n;
+}
+
+static uint32_t window_ncpu(const struct pw_history_window *w)
+{
+	uint32_t ncpu = 0;
+	for (uint32_t i = 0; i < w->npoints; i++)
+		if (point(w, i)->ncpu > ncpu)
+			ncpu = point(w, i)->ncpu;
+	return ncpu;
+}
+
+static int plan_series(struct render *r)
+{
+	char lines[MAX_LINE_SERIES][PW_IRQ_NAME_MAX];
+	uint32_t nlines = window_lines(r->w, lines), ncpu = window_ncpu(r->w);
+	size_t cap = PW_HS_COUNT + MAX_LINE_SERIES + PW_SOFTIRQ_COUNT + (size_t)ncpu * PW_HS_COUNT;
+	char suffix[48];
+
+	if (!(r->series = calloc(cap, sizeof(*r->series))))
+		return -ENOMEM;
+	for (int s = 0; s < PW_HS_COUNT; s++) {
+		if (!selected(r, s))
+			continue;
+		uint32_t count = s == PW_HS_LINE           ? nlines
+		                 : s == PW_HS_SOFTIRQ_TYPE ? PW_SOFTIRQ_COUNT
+		                 : s >= PW_HS_PERCPU_BUSY  ? ncpu
+		                                           : 1;
+		for (uint32_t i = 0; i < count; i++) {
+			struct series *se = &r->series[r->nseries++];
+			se->sig = s;
+			se->inst = i;
+			if (s == PW_HS_LINE) {
+				memcpy(se->irq, lines[i], PW_IRQ_NAME_MAX);
+				snprintf(suffix, sizeof(suffix), "irq%.*s", PW_IRQ_NAME_MAX, lines[i]);
+			} else if (s == PW_HS_SOFTIRQ_TYPE) {
+				snprintf(suffix, sizeof(suffix), "%s", pw_softirq_name(i));
+			} else if (s >= PW_HS_PERCPU_BUSY) {
+				snprintf(suffix, sizeof(suffix), "cpu%u", i);
+			}
+			key_of(se, count == 1 && s != PW_HS_LINE && s < PW_HS_PERCPU_BUSY ? NULL : suffix);
+		}
+	}
+	return 0;
+}
+
+/* ---- steps ---- */
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+	return a / b - (a % b != 0 && (a < 0) != (b < 0));
+}
+
+static bool aggregated(const struct render *r)
+{
+	return r->q->step_ns > r->w->interval_ns;
+}
+
+static int plan_buckets(struct render *r)
+{
+	free(r->bucket);
+	r->bucket = NULL;
+	r->nbuckets = r->w->npoints;
+	if (!aggregated(r))
+		return 0;
+	if (!(r->bucket = malloc(((size_t)r->w->npoints + 1) * sizeof(*r->bucket))))
+		return -ENOMEM;
+	r->nbuckets = 0;
+	int64_t prev = 0;
+	for (uint32_t i = 0; i < r->w->npoints; i++) {
+		int64_t b = floor_div(point(r->w, i)->real_ns, r->q->step_ns);
+		if (i == 0 || b != prev)
+			r->bucket[r->nbuckets++] = i;
+		prev = b;
+	}
+	r->bucket[r->nbuckets] = r->w->npoints;
+	return 0;
+}
+
+static size_t cells(const struct render *r)
+{
+	return (size_t)r->nseries * r->nbuckets * (aggregated(r) ? 3 : 1);
+}
+
+/* Keep the answer under PW_HISTORY_MAX_VALUES: refuse a client's step, coarsen our default. */
+static int fit(struct render *r, struct pw_history_query *q, char *err, size_t err_size)
+{
+	int e = plan_buckets(r);
+	if (e < 0 || cells(r) <= PW_HISTORY_MAX_VALUES)
+		return e;
+	if (q->step_given)
+		return snprintf(err, err_size,
+		                "the answer would hold %zu values, over the limit of %u: ask for fewer "
+		                "signals "
+		                "(?signals=) or a coarser ?step=",
+		                cells(r), PW_HISTORY_MAX_VALUES),
+		       -E2BIG;
+	int64_t span = q->until_ns - q->since_ns, step = q->step_ns > NS ? q->step_ns : NS;
+	while (cells(r) > PW_HISTORY_MAX_VALUES && step < span) {
+		step *= 2;
+		q->step_ns = step;
+		if ((e = plan_buckets(r)) < 0)
+			return e;
+	}
+	return 0;
+}
+
+/* ---- JSON ---- */
+
+static int64_t ms(int64_t ns)
+{
+	return floor_div(ns, 1000000);
+}
+
+static int64_t bucket_time(const struct render *r, uint32_t b)
+{
+	int64_t t = point(r->w, r->bucket ? r->bucket[b] : b)->real_ns;
+	return r->bucket ? floor_div(t, r->q->step_ns) * r->q->step_ns : t;
+}
+
+/* mean, min and max of a series over bucket b's points; NAN when none had the figure. */
+static void stats(const struct render *r, const struct series *se, uint32_t b, double ret[3])
+{
+	double sum = 0, lo = INFINITY, hi = -INFINITY;
+	uint32_t n = 0;
+	for (uint32_t i = r->bucket[b]; i < r->bucket[b + 1]; i++) {
+		double v = value(se, point(r->w, i));
+		if (!isfinite(v))
+			continue;
+		sum += v;
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
+		n++;
+	}
+	ret[0] = n ? sum / n : NAN;
+	ret[1] = n ? lo : NAN;
+	ret[2] = n ? hi : NAN;
+}
+
+static void json_column(struct render *r, const struct series *se, int which)
+{
+	int dec = defs[se->sig].decimals;
+	pw_outbuf_putc(r->out, '[');
+	for (uint32_t b = 0; b < r->nbuckets; b++) {
+		double v, st[3];
+		if (b)
+			pw_outbuf_putc(r->out, ',');
+		if (r->bucket) {
+			stats(r, se, b, st);
+			v = st[which];
+		} else {
+			v = value(se, point(r->w, b));
+		}
+		put_fixed(r->out, v, r->bucket && which == 0 && dec < 2 ? 2 : dec);
+	}
+	pw_outbuf_putc(r->out, ']');
+}
+
+static const char *device_of(const struct pw_history_window *w, const char *irq)
+{
+	for (uint32_t i = 0; w->lines && i < w->nlines; i++)
+		if (strncmp(w->lines[i].irq, irq, PW_IRQ_NAME_MAX) == 0)
+			return w->lines[i].device;
+	return "";
+}
+
+static void json_labels(struct render *r, const struct series *se)
+{
+	struct pw_outbuf *out = r->out;
+	pw_outbuf_puts(out, ",\"labels\":{");
+	if (se->sig == PW_HS_LINE) {
+		char irq[PW_IRQ_NAME_MAX + 1];
+		snprintf(irq, sizeof(irq), "%.*s", PW_IRQ_NAME_MAX, se->irq);
+		pw_outbuf_puts(out, "\"irq\":");
+		put_json_string(out, irq);
+		pw_outbuf_puts(out, ",\"device\":");
+		put_json_string(out, device_of(r->w, irq));
+	} else if (se->sig == PW_HS_SOFTIRQ_TYPE) {
+		pw_outbuf_printf(out, "\"type\":\"%s\"", pw_softirq_name(se->inst));
+	} else if (se->sig >= PW_HS_PERCPU_BUSY) {
+		pw_outbuf_printf(out, "\"cpu\":\"%u\"", se->inst);
+	}
+	pw_outbuf_putc(out, '}');
+}
+
+static void json_baseline(struct render *r, const struct series *se)
+{
+	int sig = defs[se->sig].baseline;
+	if (sig < 0 || !r->w->baselines || r->w->baselines[sig].learned_s <= 0)
+		return;
+	const struct pw_baseline *b = &r->w->baselines[sig];
+	int dec = defs[se->sig].decimals + 2;
+	pw_outbuf_puts(r->out, ",\"baseline\":{\"mean\":");
+	put_fixed(r->out, b->mean, dec > 4 ? 4 : dec);
+	pw_outbuf_puts(r->out, ",\"spread\":");
+	put_fixed(r->out, pw_baseline_spread(b, 0.0), dec > 4 ? 4 : dec);
+	pw_outbuf_printf(r->out, ",\"learned_seconds\":%.0f}", b->learned_s);
+}
+
+static void json_series(struct render *r, const struct series *se)
+{
+	struct pw_outbuf *out = r->out;
+	const struct signal_def *d = &defs[se->sig];
+
+	pw_outbuf_printf(out, "{\"key\":\"%s\",\"name\":\"%s\",\"family\":\"%s\",\"unit\":\"%s\"", se->key,
+	                 pw_history_signal_name(se->sig), d->family, d->unit);
+	json_labels(r, se);
+	json_baseline(r, se);
+	if (r->bucket) {
+		static const char *const names[3] = {"mean", "min", "max"};
+		for (int k = 0; k < 3; k++) {
+			pw_outbuf_printf(out, ",\"%s\":", names[k]);
+			json_column(r, se, k);
+		}
+	} else {
+		pw_outbuf_puts(out, ",\"values\":");
+		json_column(r, se, 0);
+	}
+	pw_outbuf_putc(out, '}');
+}
+
+static void json_transitions(struct render *r)
+{
+	struct pw_outbuf *out = r->out;
+	bool first = true;
+	pw_outbuf_puts(out, "\"transitions\":[");
+	for (size_t i = 0; i < r->w->ntransitions; i++) {
+		const struct pw_history_transition *t = &r->w->transitions[i];
+		if (t->real_ns <= r->q->since_ns || t->real_ns > r->q->until_ns)
+			continue;
+		pw_outbuf_printf(out,
+		                 "%s{\"time_ms\":%lld,\"alert\":\"%s\",\"from\":\"%s\",\"to\":\"%s\","
+		                 "\"severity\":\"%s\",\"scope\":",
+		                 first ? "" : ",", (long long)ms(t->real_ns), pw_alert_name_str(t->alert),
+		                 pw_alert_state_str(t->from), pw_alert_state_str(t->to),
+		                 pw_severity_str(t->severity));
+		char scope[sizeof(t->scope) + 1];
+		snprintf(scope, sizeof(scope), "%.*s", (int)sizeof(t->scope), t->scope);
+		put_json_string(out, scope);
+		pw_outbuf_puts(out, ",\"value\":");
+		put_fixed(out, t->value, 4);
+		pw_outbuf_puts(out, ",\"baseline\":");
+		put_fixed(out, t->baseline, 4);
+		pw_outbuf_putc(out, '}');
+		first = false;
+	}
+	pw_outbuf_putc(out, ']');
+}
+
+static void render_json(struct render *r)
+{
+	struct pw_outbuf *out = r->out;
+	pw_outbuf_printf(
+	        out,
+	        "{\"interval_seconds\":%.3f,\"step_seconds\":%.3f,\"aggregated\":%s,\"since_ms\":%lld,"
+	        "\"until_ms\":%lld,\"now_ms\":%lld,\"points\":%u,\"warm\":%s,\"time_ms\":[",
+	        (double)r->w->interval_ns / 1e9,
+	        (double)(r->bucket ? r->q->step_ns : r->w->interval_ns) / 1e9, r->bucket ? "true" : "false",
+	        (long long)ms(r->q->since_ns), (long long)ms(r->q->until_ns),
+	        (long long)ms(r->w->now_real_ns), r->nbuckets, r->w->warm ? "true" : "false");
+	for (uint32_t b = 0; b < r->nbuckets; b++) {
+		if (b)
+			pw_outbuf_putc(out, ',');
+		pw_outbuf_printf(out, "%lld", (long long)ms(bucket_time(r, b)));
+	}
+	pw_outbuf_puts(out, "],\"signals\":[");
+	for (uint32_t s = 0; s < r->nseries; s++) {
+		if (s)
+			pw_outbuf_putc(out, ',');
+		json_series(r, &r->series[s]);
+	}
+	pw_outbuf_puts(out, "],");
+	json_transitions(r);
+	pw_outbuf_puts(out, "}\n");
+}
+
+/* ---- CSV ---- */
+
+static void csv_time(struct pw_outbuf *out, int64_t ns)
+{
+	time_t sec = (time_t)floor_div(ns, NS);
+	struct tm tm;
+	char buf[40];
+	gmtime_r(&sec, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	pw_outbuf_printf(out, "%s.%03dZ", buf, (int)((ns - (int64_t)sec * NS) / 1000000));
+}
+
+static void render_csv(struct render *r)
+{
+	struct pw_outbuf *out = r->out;
+	pw_outbuf_puts(out, "time");
+	for (uint32_t s = 0; s < r->nseries; s++) {
+		if (r->bucket)
+			pw_outbuf_printf(out, ",%s:mean,%s:min,%s:max", r->series[s].key, r->series[s].key,
+			                 r->series[s].key);
+		else
+			pw_outbuf_printf(out, ",%s", r->series[s].key);
+	}
+	pw_outbuf_putc(out, '\n');
+	for (uint32_t b = 0; b < r->nbuckets; b++) {
+		csv_time(out, bucket_time(r, b));
+		for (uint32_t s = 0; s < r->nseries; s++) {
+			const struct series *se = &r->series[s];
+			int dec = defs[se->sig].decimals;
+			double st[3];
+			if (!r->bucket) {
+				pw_outbuf_putc(out, ',');
+				double v = value(se, point(r->w, b));
+				if (isfinite(v))
+					put_fixed(out, v, dec);
+				continue;
+			}
+			stats(r, se, b, st);
+			for (int k = 0; k < 3; k++) {
+				pw_outbuf_putc(out, ',');
+				if (isfinite(st[k]))
+					put_fixed(out, st[k], k == 0 && dec < 2 ? 2 : dec);
+			}
+		}
+		pw_outbuf_putc(out, '\n');
+	}
+}
+
+int pw_history_render(struct pw_outbuf *out, struct pw_history_query *q, const struct pw_history_window *w,
+                      char *err, size_t err_size)
+{
+	struct render r = {.out = out, .q = q, .w = w};
+	int e = plan_series(&r);
+
+	if (e == 0)
+		e = fit(&r, q, err, err_size);
+	if (e == 0) {
+		pw_outbuf_reset(out);
+		if (q->format == PW_HISTORY_CSV)
+			render_csv(&r);
+		else
+			render_json(&r);
+		if (!pw_outbuf_ok(out))
+			e = -ENOMEM;
+	}
+	if (e == -ENOMEM)
+		snprintf(err, err_size, "out of memory");
+	free(r.series);
+	free(r.bucket);
+	return e;
+}

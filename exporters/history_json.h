@@ -1,0 +1,47 @@
+/* history_json.h — a window of history points as the GET /history document: JSON (columns of
+ * values, each signal with its baseline, the alert transitions in the window) or CSV (one row per
+ * point or step). Schema: docs/history.md. Pure; allocates only scratch per render. */
+#ifndef PW_HISTORY_JSON_H
+#define PW_HISTORY_JSON_H
+
+#include "alert.h"
+#include "baseline.h"
+#include "detector.h"
+#include "history.h"
+#include "history_query.h"
+#include "outbuf.h"
+
+/* At most this many values (series x points, x3 with steps) in one answer: about 12 MB of JSON. */
+#define PW_HISTORY_MAX_VALUES 2000000u
+
+/* One alert state change, compact (what the daemon's transition log keeps). */
+struct pw_history_transition {
+	int64_t real_ns;
+	uint8_t alert;    /* enum pw_alert_name */
+	uint8_t from, to; /* enum pw_alert_state */
+	uint8_t severity; /* enum pw_severity */
+	char scope[48];   /* "host", "cpu3", "irq 25 (eth0-rx-0)" */
+	double value, baseline;
+};
+
+struct pw_history_window {
+	const void *points; /* npoints history points, oldest first, point_size bytes apart */
+	size_t point_size;
+	uint32_t npoints;
+	int64_t interval_ns; /* the sampling interval */
+	int64_t now_real_ns;
+	const struct pw_baseline *baselines;             /* [PW_SIG_COUNT] host baselines, or NULL */
+	bool warm;                                       /* the detector finished its warmup */
+	const struct pw_history_transition *transitions; /* any order; those inside the window show */
+	size_t ntransitions;
+	const struct pw_irq_line *lines; /* the newest sample's lines, to name devices (may be NULL) */
+	uint32_t nlines;
+};
+
+/* Render w as q asks into out (reset first). Without a step of its own (q->step_given false) an
+ * answer over PW_HISTORY_MAX_VALUES gets a coarser step, written back into q->step_ns; with one, it
+ * is refused. Returns 0; -E2BIG with a sentence in err; -ENOMEM. */
+int pw_history_render(struct pw_outbuf *out, struct pw_history_query *q, const struct pw_history_window *w,
+                      char *err, size_t err_size);
+
+#endif
