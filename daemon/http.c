@@ -453,6 +453,8 @@ struct pw_http *pw_http_start(const struct pw_options *opts, const struct pw_sam
 	h->sample = malloc(pw_ring_payload_size(pw_sampler_latest(sampler)));
 	h->point = malloc(pw_ring_payload_size(pw_sampler_history(sampler)));
 	h->history = pw_http_history_new(sampler, watcher, opts->interval_ns, opts->history_ns);
+	if (h->history && watcher)
+		pw_http_history_set_transitions(h->history, pw_watcher_transitions(watcher));
 	if (!h->sample || !h->point || !h->history) {
 		http_free(h);
 		return snprintf(err, err_size, "out of memory"), NULL;

@@ -9,6 +9,7 @@
 #include "probes.h"
 #include "recorder.h"
 #include "state_file.h"
+#include "transitions.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -24,6 +25,7 @@
 
 #define VIEW_SLOTS 4
 #define EVENTS_CAP (2 * PW_ALERT_COUNT)
+#define TRANSITIONS_KEPT 256 /* hours of a flapping alert, for GET /history */
 
 /* Logs, once a minute at most per source, the parse errors the sampler counted. */
 struct error_reporter {
@@ -55,6 +57,7 @@ struct pw_watcher {
 	struct pw_alert active[PW_ALERT_COUNT + 1]; /* scratch: what the probes look up for */
 	char system_top[sizeof(((struct pw_deviation *)0)->evidence)]; /* who took the system time */
 	struct pw_ratelimit unusual_notice; /* deviations with no alert: a notice a minute at most */
+	struct pw_transitions *transitions; /* the newest alert transitions, for GET /history */
 	int wake_fd;                        /* the sampler's eventfd */
 	struct { /* a reload's detector settings, handed over by pw_watcher_reconfigure */
 		pthread_mutex_t lock;
@@ -160,6 +163,11 @@ static void persist(struct pw_watcher *w, int64_t mono_ns)
 		save_state(w, mono_ns, false);
 }
 
+const struct pw_transitions *pw_watcher_transitions(const struct pw_watcher *w)
+{
+	return w->transitions;
+}
+
 struct pw_watcher *pw_watcher_new(struct pw_sampler *sampler, const struct pw_detector_config *config,
                                   const char *state_dir, int64_t save_every_ns, char *err, size_t err_size)
 {
@@ -174,7 +182,8 @@ struct pw_watcher *pw_watcher_new(struct pw_sampler *sampler, const struct pw_de
 	w->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	w->sample = malloc(pw_ring_payload_size(latest));
 	w->views = pw_ring_new(VIEW_SLOTS, sizeof(struct pw_detector_view));
-	if (w->wake_fd < 0 || !w->sample || !w->views) {
+	w->transitions = pw_transitions_new(TRANSITIONS_KEPT);
+	if (w->wake_fd < 0 || !w->sample || !w->views || !w->transitions) {
 		snprintf(err, err_size, "cannot set up the detector: %s",
 		         w->wake_fd < 0 ? strerror(errno) : "out of memory");
 		pw_watcher_free(w);
@@ -340,6 +349,7 @@ static void catch_up(struct pw_watcher *w)
 		pw_recorder_write(w->recorder, w->sample);
 		size_t n = pw_detector_observe(w->detector, w->sample, w->events, EVENTS_CAP);
 		probe(w, n);
+		pw_transitions_record(w->transitions, w->events, n < EVENTS_CAP ? n : EVENTS_CAP);
 		for (size_t i = 0; i < n && i < EVENTS_CAP; i++)
 			log_event(&w->events[i]);
 		if (w->notifier && n) /* copies into the notifier's inbox; never waits on a receiver */
@@ -420,6 +430,7 @@ void pw_watcher_free(struct pw_watcher *w)
 	pw_detector_free(w->detector);
 	pw_probes_free(w->probes);
 	pw_ring_free(w->views);
+	pw_transitions_free(w->transitions);
 	free(w->state.dir);
 	free(w->state.buf);
 	free(w->sample);

@@ -27,6 +27,11 @@ void pw_watcher_record(struct pw_watcher *watcher, struct pw_recorder *recorder)
 int pw_watcher_probe(struct pw_watcher *watcher, const char *procfs, const char *sysfs, int64_t interval_ns);
 /* Hand alert transitions to notifier too (NULL: none). Call before pw_watcher_start. */
 struct pw_notifier;
+/* The log of alert transitions this thread appends to (GET /history reads it); lives as long as
+ * the watcher. */
+struct pw_transitions;
+const struct pw_transitions *pw_watcher_transitions(const struct pw_watcher *watcher);
+
 void pw_watcher_set_notifier(struct pw_watcher *watcher, struct pw_notifier *notifier);
 
 int pw_watcher_start(struct pw_watcher *watcher);
