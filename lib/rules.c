@@ -601,11 +601,17 @@ static void memory_words(struct pw_alert *a, const struct pw_ev_memory *ev, cons
 #define PSI_MEMORY_THRESHOLD 10.0 /* percent: a task waited on memory a tenth of the time */
 #define PSI_MEMORY_CRITICAL 40.0
 #define PSI_SPREAD_FLOOR 1.0
+#define PSI_STALL_GROWTH 2.0
 
+/* Past the threshold, far above normal, and at least twice the normal stall: a host whose disk
+ * work normally keeps tasks waiting a quarter of the time is not stalled at 40%. */
 static bool psi_high(const struct pw_detector *d, const struct pw_now *now, enum pw_signal sig,
                      double threshold, double sigmas)
 {
-	return high(d, &d->host[sig], now->host[sig], threshold, sigmas, PSI_SPREAD_FLOOR);
+	const struct pw_baseline *b = &d->host[sig];
+
+	return high(d, b, now->host[sig], threshold, sigmas, PSI_SPREAD_FLOOR) &&
+	       now->host[sig] >= PSI_STALL_GROWTH * b->mean;
 }
 
 struct memory_verdict {
