@@ -9,9 +9,12 @@
  *   load dio FILE SECONDS            4 KiB O_DIRECT writes over a 64 MiB file: one disk interrupt each
  *   load mem MIB SECONDS             touch MIB of memory a page at a time, over and over (swaps in a
  *                                    memory-limited cgroup)
+ *   load memwait FIRST MIB SECONDS   the same, but touch FIRST MiB, then wait for SIGUSR1: the
+ *                                    suite starts the hog before the onset, so swapping begins at it
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -98,13 +101,23 @@ static int dio(const char *path, double end)
 	return 0;
 }
 
-static int mem(long mib, double end)
+static int mem(long first_mib, long mib, double end)
 {
 	long size = mib << 20, page = sysconf(_SC_PAGESIZE);
 	volatile char *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return 1;
-	for (char v = 1; now() < end; v++)
+	if (first_mib > 0) {
+		sigset_t usr1;
+		int sig;
+		sigemptyset(&usr1);
+		sigaddset(&usr1, SIGUSR1);
+		sigprocmask(SIG_BLOCK, &usr1, NULL);
+		for (long off = 0; off < (first_mib << 20) && off < size; off += page)
+			p[off] = 1;
+		sigwait(&usr1, &sig);
+	}
+	for (char v = 2; now() < end; v++)
 		for (long off = 0; off < size && now() < end; off += page)
 			p[off] = v;
 	return 0;
@@ -141,7 +154,9 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "dio") && argc == 4)
 		return dio(argv[2], end);
 	if (!strcmp(mode, "mem") && argc == 4)
-		return mem(atol(argv[2]), end);
+		return mem(0, atol(argv[2]), end);
+	if (!strcmp(mode, "memwait") && argc == 5)
+		return mem(atol(argv[2]), atol(argv[3]), end);
 	fprintf(stderr, "load: bad arguments for %s\n", mode);
 	return 2;
 }

@@ -96,13 +96,16 @@ case_e_stop() { case_d_stop; }
 case_f_setup() {
 	REASON="missing $(live_missing mkswap swapon swapoff fallocate)"
 	[ "$REASON" = "missing " ] || return 1
-	live_disk_dir && live_swapfile "$DISK/swap" 1024 && live_cgroup_memory "pwlive$$" $((256 << 20))
-}
-case_f_start() {
-	# The hog joins the cgroup before it allocates: sh writes its own PID, then becomes the hog.
+	live_disk_dir && live_swapfile "$DISK/swap" 1024 && live_cgroup_memory "pwlive$$" $((256 << 20)) ||
+		return 1
+	# The hog joins the cgroup before it allocates (sh writes its own PID, then becomes the hog),
+	# touches 200 MiB, under the limit, and waits: the onset is the moment it asks for more.
 	# shellcheck disable=SC2016
-	live_bg sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" mem 600 "$3"' sh "$CG" "$LOAD" "$SECS"
+	live_bg sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" memwait 200 600 "$3"' sh "$CG" "$LOAD" \
+		$((SECS + STEADY))
+	HOG=$!
 }
+case_f_start() { kill -USR1 "$HOG"; }
 case_f_stop() {
 	live_cgroup_remove "$CG"
 	swapoff "$DISK/swap"
