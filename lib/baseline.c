@@ -3,7 +3,8 @@
 
 #include <math.h>
 
-void pw_baseline_update(struct pw_baseline *b, double x, double dt_s, double half_life_s)
+/* Fold in x with the weight of a baseline that has learned `learned_s`. */
+static void update(struct pw_baseline *b, double x, double dt_s, double half_life_s, double learned_s)
 {
 	if (!isfinite(x) || !(dt_s > 0))
 		return;
@@ -16,13 +17,18 @@ void pw_baseline_update(struct pw_baseline *b, double x, double dt_s, double hal
 	/* The weight an observation of dt_s seconds gets when older ones halve every half_life_s; while
 	 * less than that has been learned, a plain time-weighted mean, so the first samples do not
 	 * dominate for hours (the two agree once learned_s passes about a half-life). */
-	double alpha = fmax(1.0 - exp2(-dt_s / half_life_s), dt_s / (b->learned_s + dt_s));
+	double alpha = fmax(1.0 - exp2(-dt_s / half_life_s), dt_s / (learned_s + dt_s));
 	double diff = x - b->mean;
 	double incr = alpha * diff;
 
 	b->mean += incr;
 	b->var = (1.0 - alpha) * (b->var + diff * incr);
 	b->learned_s += dt_s;
+}
+
+void pw_baseline_update(struct pw_baseline *b, double x, double dt_s, double half_life_s)
+{
+	update(b, x, dt_s, half_life_s, b->learned_s);
 }
 
 double pw_baseline_spread(const struct pw_baseline *b, double floor)
@@ -40,11 +46,11 @@ double pw_baseline_score(const struct pw_baseline *b, double x, double floor)
 }
 
 void pw_baseline_update_clipped(struct pw_baseline *b, double x, double dt_s, double half_life_s,
-                                double floor, double clip)
+                                double floor, double clip, double memory_s)
 {
 	if (isfinite(x) && b->learned_s > 0) {
 		double reach = clip * pw_baseline_spread(b, floor);
 		x = fmin(fmax(x, b->mean - reach), b->mean + reach);
 	}
-	pw_baseline_update(b, x, dt_s, half_life_s);
+	update(b, x, dt_s, half_life_s, fmax(b->learned_s, memory_s));
 }

@@ -23,11 +23,12 @@ struct pw_baseline {
 void pw_baseline_update(struct pw_baseline *b, double x, double dt_s, double half_life_s);
 
 /* The same, for a baseline past its warmup: x is first clipped to within clip spreads (never below
- * floor) of the mean, so a deviation that no rule holds back (one below a rule's threshold, or a
- * change a rule explains away) moves the baseline by a few spreads a sample, not all the way: a
- * sustained new level is adopted over minutes as the spread widens, never within seconds. */
+ * floor) of the mean, and the observation weighs no more than if memory_s had been learned, so a
+ * deviation that no rule holds back (one below a rule's threshold, or a change a rule explains away)
+ * moves the baseline by a few spreads a sample, not all the way: a sustained new level is adopted
+ * over minutes as the spread widens, never within seconds, however short the warmup was. */
 void pw_baseline_update_clipped(struct pw_baseline *b, double x, double dt_s, double half_life_s,
-                                double floor, double clip);
+                                double floor, double clip, double memory_s);
 
 /* Standard deviation, never below floor (signals that never move would otherwise make any change
  * infinitely unusual). */

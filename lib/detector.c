@@ -281,7 +281,8 @@ static struct pw_line_baseline *line_slot(struct pw_detector *d, uint32_t index,
 static void learn_one(const struct pw_detector *d, struct pw_baseline *b, double x, double dt, double floor)
 {
 	if (pw_detector_warm(d))
-		pw_baseline_update_clipped(b, x, dt, d->config.half_life_s, floor, PW_BASELINE_CLIP);
+		pw_baseline_update_clipped(b, x, dt, d->config.half_life_s, floor, PW_BASELINE_CLIP,
+		                           PW_BASELINE_MEMORY_S);
 	else
 		pw_baseline_update(b, x, dt, d->config.half_life_s);
 }

@@ -14,6 +14,9 @@
 
 /* Past the warmup, an observation moves a baseline by at most this many spreads (baseline.h). */
 #define PW_BASELINE_CLIP 3.0
+/* and weighs no more than if ten minutes had been learned (the default warmup), however short the
+ * warmup was. */
+#define PW_BASELINE_MEMORY_S 600.0
 
 /* Events a CPU's handler time can be charged to, as far as the kernel counts them per CPU: its
  * hardware interrupts (one kind: /proc/interrupts gives no time per line), then each softirq type. */

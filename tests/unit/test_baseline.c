@@ -29,6 +29,28 @@ static double alpha_of(double dt_s, double half_life_s)
 
 /* ---- core ---- */
 
+/* Past the warmup (issue 8: an incident in the first minutes must not teach itself as normal in
+ * seconds): after 40 s of learning 10 +- 1, a minute at 50 moves the clipped baseline by a few units
+ * and its spread by a few times, where the plain update learns the new level as normal. */
+START_TEST(test_clipped_learning_is_slow)
+{
+	struct pw_baseline plain = {0}, clipped;
+
+	for (int t = 0; t < 40; t++)
+		pw_baseline_update(&plain, 10 + (t % 2 ? 1 : -1), 1, 3600);
+	clipped = plain;
+	for (int t = 0; t < 60; t++) {
+		pw_baseline_update(&plain, 50, 1, 3600);
+		pw_baseline_update_clipped(&clipped, 50, 1, 3600, 0.01, 3, 600);
+	}
+	ck_assert_msg(plain.mean > 30, "plain mean %g", plain.mean);
+	ck_assert_msg(clipped.mean < 14, "clipped mean %g", clipped.mean);
+	ck_assert_msg(pw_baseline_score(&clipped, 50, 0.01) > 4, "score %g",
+	              pw_baseline_score(&clipped, 50, 0.01));
+	ck_assert_double_eq(clipped.learned_s, plain.learned_s);
+}
+END_TEST
+
 START_TEST(test_first_observation_sets_mean)
 {
 	struct pw_baseline b = {0};
@@ -282,6 +304,7 @@ static Suite *baseline_suite(void)
 	suite_add_tcase(s, malformed);
 
 	tcase_add_test(traps, test_warmup_is_learned_not_first_sample);
+	tcase_add_test(traps, test_clipped_learning_is_slow);
 	suite_add_tcase(s, traps);
 	return s;
 }
