@@ -48,9 +48,14 @@ double pw_baseline_score(const struct pw_baseline *b, double x, double floor)
 void pw_baseline_update_clipped(struct pw_baseline *b, double x, double dt_s, double half_life_s,
                                 double floor, double clip, double memory_s)
 {
-	if (isfinite(x) && b->learned_s > 0) {
+	double learned_s = b->learned_s;
+
+	/* Only a deviation is held back: ordinary values keep their weight, so a rough early baseline
+	 * (a short warmup, a start-up transient) still settles at the usual pace. */
+	if (isfinite(x) && b->learned_s > 0 && fabs(x - b->mean) > clip * pw_baseline_spread(b, floor)) {
 		double reach = clip * pw_baseline_spread(b, floor);
 		x = fmin(fmax(x, b->mean - reach), b->mean + reach);
+		learned_s = fmax(learned_s, memory_s);
 	}
-	update(b, x, dt_s, half_life_s, fmax(b->learned_s, memory_s));
+	update(b, x, dt_s, half_life_s, learned_s);
 }

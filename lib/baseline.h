@@ -22,8 +22,8 @@ struct pw_baseline {
 /* Fold in observation x that covers dt_s seconds; non-finite x or dt_s <= 0 are ignored. */
 void pw_baseline_update(struct pw_baseline *b, double x, double dt_s, double half_life_s);
 
-/* The same, for a baseline past its warmup: x is first clipped to within clip spreads (never below
- * floor) of the mean, and the observation weighs no more than if memory_s had been learned, so a
+/* The same, for a baseline past its warmup: an x further than clip spreads (never below floor) from
+ * the mean is clipped to that reach and weighs no more than if memory_s had been learned, so a
  * deviation that no rule holds back (one below a rule's threshold, or a change a rule explains away)
  * moves the baseline by a few spreads a sample, not all the way: a sustained new level is adopted
  * over minutes as the spread widens, never within seconds, however short the warmup was. */
