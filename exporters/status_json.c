@@ -77,12 +77,10 @@ static json_t *modes_percent(struct doc *d, const float *share, unsigned nmodes)
 	return obj;
 }
 
-/* 100% minus idle and iowait. */
-static json_t *busy_percent(const float *share, unsigned nmodes)
+/* 100% minus idle and iowait (pw_busy_share). */
+static json_t *busy_percent(const float *share)
 {
-	double idle = share[PW_MODE_IDLE] + (nmodes > PW_MODE_IOWAIT ? share[PW_MODE_IOWAIT] : 0.0f);
-
-	return pw_json_percent(1.0 - idle);
+	return pw_json_percent(pw_busy_share(share));
 }
 
 static json_t *frequency(struct doc *d, const struct pw_cpu_sample *cpu)
@@ -112,7 +110,7 @@ static json_t *per_cpu_entry(struct doc *d, uint32_t id)
 
 	set(d, obj, "cpu", json_integer(id));
 	set(d, obj, "online", json_boolean(cpu->online));
-	set(d, obj, "busy_percent", shares ? busy_percent(cpu->share, cpu->times.nmodes) : json_null());
+	set(d, obj, "busy_percent", shares ? busy_percent(cpu->share) : json_null());
 	set(d, obj, "modes_percent", shares ? modes_percent(d, cpu->share, cpu->times.nmodes) : json_null());
 	set(d, obj, "frequency", frequency(d, cpu));
 	return obj;
@@ -132,7 +130,7 @@ static json_t *cpu_section(struct doc *d)
 		online += d->cpus[c].online && d->cpus[c].times.present;
 	obj = json_object();
 	set(d, obj, "online", json_integer(online));
-	set(d, obj, "busy_percent", shares ? busy_percent(s->derived.share, nmodes) : json_null());
+	set(d, obj, "busy_percent", shares ? busy_percent(s->derived.share) : json_null());
 	set(d, obj, "busy_cpus", shares ? json_integer(s->derived.busy_cpus) : json_null());
 	set(d, obj, "modes_percent", shares ? modes_percent(d, s->derived.share, nmodes) : json_null());
 	list = json_array();
@@ -494,11 +492,9 @@ static void quiet_figures(const struct doc *d, struct text *t)
 
 	append(t, "nothing unusual");
 	if (pw_sample_has(s, PW_SRC_STAT) && host_has(d, PW_DERIVED_SHARES)) {
-		const float *share = s->derived.share;
-		double idle = share[PW_MODE_IDLE] +
-		              (s->stat.total.nmodes > PW_MODE_IOWAIT ? share[PW_MODE_IOWAIT] : 0.0f);
-		if (isfinite(idle)) {
-			append(t, "%sCPUs %.1f%% busy", sep, 100.0 * (1.0 - idle));
+		double busy = pw_busy_share(s->derived.share);
+		if (isfinite(busy)) {
+			append(t, "%sCPUs %.1f%% busy", sep, 100.0 * busy);
 			sep = ", ";
 		}
 	}

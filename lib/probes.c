@@ -165,7 +165,7 @@ static void host_time(const struct pw_sample *s, float *ret_busy, float *ret_han
 		if (!(cpus[id].derived_valid & PW_DERIVED_SHARES))
 			continue;
 		any = true;
-		busy += 1.0 - sh[PW_MODE_IDLE] - sh[PW_MODE_IOWAIT];
+		busy += pw_busy_share(sh);
 		handlers += sh[PW_MODE_IRQ] + sh[PW_MODE_SOFTIRQ];
 	}
 	*ret_busy = any ? (float)busy : NAN;

@@ -154,4 +154,15 @@ static inline bool pw_sample_has(const struct pw_sample *sample, enum pw_source 
 	return (sample->source_up >> source) & 1u;
 }
 
+/* The one definition of "busy": the fraction of an interval a CPU ran anything, every mode but idle
+ * and iowait (a CPU waiting on I/O runs nothing), from a derived share[] (a CPU's or the host's; a
+ * mode the kernel lacks has share 0). Clamped to [0, 1]: the shares are rounded floats, so a fully
+ * idle CPU's 1 - idle - iowait can come out at -3e-8. NaN shares give NaN. */
+static inline double pw_busy_share(const float share[PW_MODE_COUNT])
+{
+	double busy = 1.0 - share[PW_MODE_IDLE] - share[PW_MODE_IOWAIT];
+
+	return busy < 0.0 ? 0.0 : busy > 1.0 ? 1.0 : busy;
+}
+
 #endif
