@@ -333,8 +333,8 @@ static json_t *paging_section(struct doc *d)
 	if (!pw_sample_has(d->sample, PW_SRC_VMSTAT))
 		return json_null();
 	obj = json_object();
-	pw_json_set(&d->failed, obj, "swap_in_per_second", vm_rate(d, 1u << PW_VM_PSWPIN));
-	pw_json_set(&d->failed, obj, "swap_out_per_second", vm_rate(d, 1u << PW_VM_PSWPOUT));
+	pw_json_set(&d->failed, obj, "swap_in_pages_per_second", vm_rate(d, 1u << PW_VM_PSWPIN));
+	pw_json_set(&d->failed, obj, "swap_out_pages_per_second", vm_rate(d, 1u << PW_VM_PSWPOUT));
 	pw_json_set(&d->failed, obj, "paged_in_kib_per_second", vm_rate(d, 1u << PW_VM_PGPGIN));
 	pw_json_set(&d->failed, obj, "paged_out_kib_per_second", vm_rate(d, 1u << PW_VM_PGPGOUT));
 	pw_json_set(&d->failed, obj, "major_faults_per_second", vm_rate(d, 1u << PW_VM_PGMAJFAULT));
