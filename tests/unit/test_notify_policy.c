@@ -2,8 +2,7 @@
  * transitions become one notification per receiver, resolved only after firing; still-firing
  * repeats follow each receiver's period; an Alertmanager push replaces its waiting predecessor; a
  * full queue drops its oldest waiting item; the queue saved and restored through the state dir.
- * notifier.c (threads, curl) is not compiled in: its two helpers the policy calls are stubbed
- * below with the same contract. */
+ * The notifier's state is built by hand: no thread is started, no request made. */
 #include "fixture_util.h"
 #include "notifier_internal.h"
 #include "state_file.h"
@@ -12,30 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* notifier.c's contract: a receiver's own period, else the global one for its type. */
-int64_t pw_nf_repeat_ns(const struct pw_notifier *n, const struct rx *r)
-{
-	if (r->cfg.repeat_ns)
-		return r->cfg.repeat_ns;
-	return r->cfg.type == PW_RECEIVER_WEBHOOK ? n->webhook_repeat_ns : n->am_resend_ns;
-}
-
-/* notifier.c's contract: items to receiver indices by name; those of no receiver dropped. */
-void pw_nf_map_items(struct pw_notifier *n, const char *why)
-{
-	struct pw_nq_item *next;
-
-	for (struct pw_nq_item *it = n->queue.head; it; it = next) {
-		next = it->next;
-		it->rx = -1;
-		for (uint32_t i = 0; i < n->nrx; i++)
-			if (strcmp(n->rx[i].cfg.name, it->receiver) == 0)
-				it->rx = (int)i;
-		if (it->rx < 0)
-			pw_nf_drop(n, it, why);
-	}
-}
 
 static struct rx receivers[2];
 static struct pw_notifier nf;
