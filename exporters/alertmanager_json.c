@@ -44,12 +44,6 @@ uint64_t pw_am_fingerprint(const struct pw_alert *alert, const char *instance)
 }
 
 /* Any failure (NULL value, allocation) is remembered; the document is dropped whole. */
-static void set(bool *failed, json_t *obj, const char *key, json_t *value)
-{
-	if (!value || json_object_set_new(obj, key, value) < 0)
-		*failed = true;
-}
-
 static json_t *labels_json(const struct pw_alert *a, const char *instance, bool *failed)
 {
 	struct label labels[3];
@@ -57,7 +51,7 @@ static json_t *labels_json(const struct pw_alert *a, const char *instance, bool 
 
 	labels_of(a, instance, labels);
 	for (int i = 0; i < 3; i++)
-		set(failed, obj, labels[i].name, pw_json_text(labels[i].value, SIZE_MAX));
+		pw_json_set(failed, obj, labels[i].name, pw_json_text(labels[i].value, SIZE_MAX));
 	return obj;
 }
 
@@ -67,11 +61,11 @@ static json_t *annotations_json(const struct pw_alert *a, bool *failed)
 	json_t *obj = json_object();
 
 	if (a->summary[0])
-		set(failed, obj, "summary", pw_json_text(a->summary, sizeof(a->summary)));
+		pw_json_set(failed, obj, "summary", pw_json_text(a->summary, sizeof(a->summary)));
 	if (a->description[0])
-		set(failed, obj, "description", pw_json_text(a->description, sizeof(a->description)));
+		pw_json_set(failed, obj, "description", pw_json_text(a->description, sizeof(a->description)));
 	if (a->scope[0])
-		set(failed, obj, "scope", pw_json_text(a->scope, sizeof(a->scope)));
+		pw_json_set(failed, obj, "scope", pw_json_text(a->scope, sizeof(a->scope)));
 	return obj;
 }
 
@@ -92,12 +86,12 @@ static json_t *alert_json(const struct pw_am_alert *in, const struct pw_am_sourc
 
 	if (!obj)
 		return *failed = true, NULL;
-	set(failed, obj, "labels", labels_json(a, src->instance, failed));
-	set(failed, obj, "annotations", annotations_json(a, failed));
-	set(failed, obj, "startsAt", pw_json_rfc3339(a->started_real_ns));
-	set(failed, obj, "endsAt",
-	    in->ends_real_ns ? pw_json_rfc3339(in->ends_real_ns) : json_string(ZERO_TIME));
-	set(failed, obj, "generatorURL", generator_url(src));
+	pw_json_set(failed, obj, "labels", labels_json(a, src->instance, failed));
+	pw_json_set(failed, obj, "annotations", annotations_json(a, failed));
+	pw_json_set(failed, obj, "startsAt", pw_json_rfc3339(a->started_real_ns));
+	pw_json_set(failed, obj, "endsAt",
+	            in->ends_real_ns ? pw_json_rfc3339(in->ends_real_ns) : json_string(ZERO_TIME));
+	pw_json_set(failed, obj, "generatorURL", generator_url(src));
 	return obj;
 }
 
@@ -127,22 +121,22 @@ char *pw_am_webhook_render(const struct pw_am_alert *in, const struct pw_am_sour
 		json_decref(alert);
 		return dump(doc, true);
 	}
-	set(&failed, alert, "status", json_string(status));
-	set(&failed, alert, "fingerprint", json_string(fingerprint));
+	pw_json_set(&failed, alert, "status", json_string(status));
+	pw_json_set(&failed, alert, "fingerprint", json_string(fingerprint));
 	if (json_array_append_new(alerts, alert) < 0)
 		failed = true;
-	set(&failed, group, "alertname", json_string(name));
+	pw_json_set(&failed, group, "alertname", json_string(name));
 	/* One alert per message, so the common labels and annotations are that alert's. */
-	set(&failed, doc, "version", json_string("4"));
-	set(&failed, doc, "groupKey", json_string(group_key));
-	set(&failed, doc, "truncatedAlerts", json_integer(0));
-	set(&failed, doc, "status", json_string(status));
-	set(&failed, doc, "receiver", json_string(src->receiver ? src->receiver : ""));
-	set(&failed, doc, "groupLabels", group);
-	set(&failed, doc, "commonLabels", labels_json(in->alert, src->instance, &failed));
-	set(&failed, doc, "commonAnnotations", annotations_json(in->alert, &failed));
-	set(&failed, doc, "externalURL", json_string(src->external_url ? src->external_url : ""));
-	set(&failed, doc, "alerts", alerts);
+	pw_json_set(&failed, doc, "version", json_string("4"));
+	pw_json_set(&failed, doc, "groupKey", json_string(group_key));
+	pw_json_set(&failed, doc, "truncatedAlerts", json_integer(0));
+	pw_json_set(&failed, doc, "status", json_string(status));
+	pw_json_set(&failed, doc, "receiver", json_string(src->receiver ? src->receiver : ""));
+	pw_json_set(&failed, doc, "groupLabels", group);
+	pw_json_set(&failed, doc, "commonLabels", labels_json(in->alert, src->instance, &failed));
+	pw_json_set(&failed, doc, "commonAnnotations", annotations_json(in->alert, &failed));
+	pw_json_set(&failed, doc, "externalURL", json_string(src->external_url ? src->external_url : ""));
+	pw_json_set(&failed, doc, "alerts", alerts);
 	return dump(doc, failed);
 }
 

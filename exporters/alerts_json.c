@@ -20,18 +20,6 @@ struct build {
 };
 
 /* obj[key] = value (stolen); any failure, including value == NULL, marks the build failed. */
-static void set(struct build *b, json_t *obj, const char *key, json_t *value)
-{
-	if (!value || json_object_set_new(obj, key, value) < 0)
-		b->failed = true;
-}
-
-static void push(struct build *b, json_t *array, json_t *value)
-{
-	if (!value || json_array_append_new(array, value) < 0)
-		b->failed = true;
-}
-
 /* ---- figure helpers -------------------------------------------------------------------------- */
 
 static json_t *time_or_null(int64_t real_ns)
@@ -75,24 +63,25 @@ static json_t *processes(struct build *b, const struct pw_ev_processes *ev)
 	json_t *obj = json_object(), *top = json_array();
 	bool ok = ev->status == PW_PROBE_OK;
 
-	set(b, obj, "status", probe_status(ev->status));
-	set(b, obj, "window_seconds", ok ? pw_json_real(ev->window_s, 2) : json_null());
-	set(b, obj, "processes_scanned", json_integer(ev->scanned));
-	set(b, obj, "truncated", json_boolean(ev->truncated));
-	set(b, obj, "malformed_skipped", json_integer(ev->malformed));
-	set(b, obj, "system_cpus", ok ? pw_json_real(ev->system, 2) : json_null());
-	set(b, obj, "user_cpus", ok ? pw_json_real(ev->user, 2) : json_null());
-	set(b, obj, "host_busy_cpus", ok ? pw_json_real(ev->host_busy, 2) : json_null());
-	set(b, obj, "host_interrupt_cpus", ok ? pw_json_real(ev->host_handlers, 2) : json_null());
+	pw_json_set(&b->failed, obj, "status", probe_status(ev->status));
+	pw_json_set(&b->failed, obj, "window_seconds", ok ? pw_json_real(ev->window_s, 2) : json_null());
+	pw_json_set(&b->failed, obj, "processes_scanned", json_integer(ev->scanned));
+	pw_json_set(&b->failed, obj, "truncated", json_boolean(ev->truncated));
+	pw_json_set(&b->failed, obj, "malformed_skipped", json_integer(ev->malformed));
+	pw_json_set(&b->failed, obj, "system_cpus", ok ? pw_json_real(ev->system, 2) : json_null());
+	pw_json_set(&b->failed, obj, "user_cpus", ok ? pw_json_real(ev->user, 2) : json_null());
+	pw_json_set(&b->failed, obj, "host_busy_cpus", ok ? pw_json_real(ev->host_busy, 2) : json_null());
+	pw_json_set(&b->failed, obj, "host_interrupt_cpus",
+	            ok ? pw_json_real(ev->host_handlers, 2) : json_null());
 	for (uint32_t i = 0; ok && i < min_u32(ev->n, PW_EV_PROCS); i++) {
 		json_t *proc = json_object();
-		set(b, proc, "pid", json_integer(ev->top[i].pid));
-		set(b, proc, "comm", pw_json_text(ev->top[i].comm, sizeof(ev->top[i].comm)));
-		set(b, proc, "system_percent_of_cpu", cpu_percent(ok, ev->top[i].system));
-		set(b, proc, "user_percent_of_cpu", cpu_percent(ok, ev->top[i].user));
-		push(b, top, proc);
+		pw_json_set(&b->failed, proc, "pid", json_integer(ev->top[i].pid));
+		pw_json_set(&b->failed, proc, "comm", pw_json_text(ev->top[i].comm, sizeof(ev->top[i].comm)));
+		pw_json_set(&b->failed, proc, "system_percent_of_cpu", cpu_percent(ok, ev->top[i].system));
+		pw_json_set(&b->failed, proc, "user_percent_of_cpu", cpu_percent(ok, ev->top[i].user));
+		pw_json_push(&b->failed, top, proc);
 	}
-	set(b, obj, "top", top);
+	pw_json_set(&b->failed, obj, "top", top);
 	return obj;
 }
 
@@ -101,17 +90,17 @@ static json_t *disks(struct build *b, const struct pw_ev_disks *ev)
 	json_t *obj = json_object(), *top = json_array();
 	bool ok = ev->status == PW_PROBE_OK;
 
-	set(b, obj, "status", probe_status(ev->status));
-	set(b, obj, "malformed_skipped", json_integer(ev->malformed));
+	pw_json_set(&b->failed, obj, "status", probe_status(ev->status));
+	pw_json_set(&b->failed, obj, "malformed_skipped", json_integer(ev->malformed));
 	for (uint32_t i = 0; ok && i < min_u32(ev->n, PW_EV_DISKS); i++) {
 		json_t *disk = json_object();
-		set(b, disk, "name", pw_json_text(ev->top[i].name, sizeof(ev->top[i].name)));
-		set(b, disk, "utilization_percent", pw_json_percent(ev->top[i].utilization));
-		set(b, disk, "reads_per_second", pw_json_rate(ev->top[i].reads));
-		set(b, disk, "writes_per_second", pw_json_rate(ev->top[i].writes));
-		push(b, top, disk);
+		pw_json_set(&b->failed, disk, "name", pw_json_text(ev->top[i].name, sizeof(ev->top[i].name)));
+		pw_json_set(&b->failed, disk, "utilization_percent", pw_json_percent(ev->top[i].utilization));
+		pw_json_set(&b->failed, disk, "reads_per_second", pw_json_rate(ev->top[i].reads));
+		pw_json_set(&b->failed, disk, "writes_per_second", pw_json_rate(ev->top[i].writes));
+		pw_json_push(&b->failed, top, disk);
 	}
-	set(b, obj, "top", top);
+	pw_json_set(&b->failed, obj, "top", top);
 	return obj;
 }
 
@@ -125,10 +114,11 @@ static json_t *tunables(struct build *b, const struct pw_ev_governor *g)
 	json_t *obj = json_object();
 	bool ok = g->status == PW_PROBE_OK;
 
-	set(b, obj, "status", probe_status(g->status));
-	set(b, obj, "up_threshold_percent", ok ? u32_or_null(g->up_threshold) : json_null());
-	set(b, obj, "sampling_rate_us", ok ? u32_or_null(g->sampling_rate_us) : json_null());
-	set(b, obj, "energy_performance_preference", ok ? pw_json_text(g->epp, sizeof(g->epp)) : json_null());
+	pw_json_set(&b->failed, obj, "status", probe_status(g->status));
+	pw_json_set(&b->failed, obj, "up_threshold_percent", ok ? u32_or_null(g->up_threshold) : json_null());
+	pw_json_set(&b->failed, obj, "sampling_rate_us", ok ? u32_or_null(g->sampling_rate_us) : json_null());
+	pw_json_set(&b->failed, obj, "energy_performance_preference",
+	            ok ? pw_json_text(g->epp, sizeof(g->epp)) : json_null());
 	return obj;
 }
 
@@ -137,10 +127,10 @@ static json_t *tunables(struct build *b, const struct pw_ev_governor *g)
 /* irq, device, per_second, baseline_per_second of one interrupt line. */
 static void line_fields(struct build *b, json_t *obj, const struct pw_ev_line *line)
 {
-	set(b, obj, "irq", pw_json_text(line->irq, sizeof(line->irq)));
-	set(b, obj, "device", pw_json_text(line->device, sizeof(line->device)));
-	set(b, obj, "per_second", pw_json_rate(line->rate));
-	set(b, obj, "baseline_per_second", pw_json_rate(line->baseline));
+	pw_json_set(&b->failed, obj, "irq", pw_json_text(line->irq, sizeof(line->irq)));
+	pw_json_set(&b->failed, obj, "device", pw_json_text(line->device, sizeof(line->device)));
+	pw_json_set(&b->failed, obj, "per_second", pw_json_rate(line->rate));
+	pw_json_set(&b->failed, obj, "baseline_per_second", pw_json_rate(line->baseline));
 }
 
 static json_t *irq_cpus(struct build *b, const struct pw_ev_interrupt_time *ev)
@@ -149,11 +139,11 @@ static json_t *irq_cpus(struct build *b, const struct pw_ev_interrupt_time *ev)
 
 	for (uint32_t i = 0; i < min_u32(ev->ncpus, PW_EV_CPUS); i++) {
 		json_t *cpu = json_object();
-		set(b, cpu, "cpu", json_integer(ev->cpus[i].cpu));
-		set(b, cpu, "irq_percent", pw_json_percent(ev->cpus[i].irq));
-		set(b, cpu, "softirq_percent", pw_json_percent(ev->cpus[i].softirq));
-		set(b, cpu, "baseline_percent", pw_json_percent(ev->cpus[i].baseline));
-		push(b, list, cpu);
+		pw_json_set(&b->failed, cpu, "cpu", json_integer(ev->cpus[i].cpu));
+		pw_json_set(&b->failed, cpu, "irq_percent", pw_json_percent(ev->cpus[i].irq));
+		pw_json_set(&b->failed, cpu, "softirq_percent", pw_json_percent(ev->cpus[i].softirq));
+		pw_json_set(&b->failed, cpu, "baseline_percent", pw_json_percent(ev->cpus[i].baseline));
+		pw_json_push(&b->failed, list, cpu);
 	}
 	return list;
 }
@@ -165,12 +155,12 @@ static json_t *irq_softirqs(struct build *b, const struct pw_ev_interrupt_time *
 	for (uint32_t i = 0; i < min_u32(ev->nsoftirqs, PW_EV_SOFTIRQS); i++) {
 		uint32_t type = ev->softirqs[i].type;
 		json_t *item = json_object();
-		set(b, item, "type",
-		    type < PW_SOFTIRQ_COUNT ? json_string(pw_softirq_name((enum pw_softirq_type)type))
-		                            : json_null());
-		set(b, item, "per_second", pw_json_rate(ev->softirqs[i].rate));
-		set(b, item, "baseline_per_second", pw_json_rate(ev->softirqs[i].baseline));
-		push(b, list, item);
+		pw_json_set(&b->failed, item, "type",
+		            type < PW_SOFTIRQ_COUNT ? json_string(pw_softirq_name((enum pw_softirq_type)type))
+		                                    : json_null());
+		pw_json_set(&b->failed, item, "per_second", pw_json_rate(ev->softirqs[i].rate));
+		pw_json_set(&b->failed, item, "baseline_per_second", pw_json_rate(ev->softirqs[i].baseline));
+		pw_json_push(&b->failed, list, item);
 	}
 	return list;
 }
@@ -179,27 +169,28 @@ static json_t *ev_interrupt_time(struct build *b, const struct pw_ev_interrupt_t
 {
 	json_t *obj = json_object(), *lines = json_array();
 
-	set(b, obj, "host_irq_percent", pw_json_percent(ev->host_irq));
-	set(b, obj, "host_softirq_percent", pw_json_percent(ev->host_softirq));
-	set(b, obj, "host_baseline_percent", pw_json_percent(ev->host_baseline));
-	set(b, obj, "interrupts_per_second", pw_json_rate(ev->intr_rate));
-	set(b, obj, "interrupts_baseline_per_second", pw_json_rate(ev->intr_baseline));
+	pw_json_set(&b->failed, obj, "host_irq_percent", pw_json_percent(ev->host_irq));
+	pw_json_set(&b->failed, obj, "host_softirq_percent", pw_json_percent(ev->host_softirq));
+	pw_json_set(&b->failed, obj, "host_baseline_percent", pw_json_percent(ev->host_baseline));
+	pw_json_set(&b->failed, obj, "interrupts_per_second", pw_json_rate(ev->intr_rate));
+	pw_json_set(&b->failed, obj, "interrupts_baseline_per_second", pw_json_rate(ev->intr_baseline));
 	/* Why it counts: a dearer event (cost), or more events taking a real part of a CPU (traffic). */
-	set(b, obj, "cause", json_string(ev->traffic ? "traffic" : "cost"));
-	set(b, obj, "cost_per_event_us", pw_json_real(ev->cost_us, 2));
-	set(b, obj, "cost_per_event_baseline_us", pw_json_real(ev->cost_baseline_us, 2));
-	set(b, obj, "added_events_per_second", pw_json_rate(ev->added_events));
-	set(b, obj, "time_estimated", json_boolean(ev->time_estimated));
-	set(b, obj, "cpus", irq_cpus(b, ev));
+	pw_json_set(&b->failed, obj, "cause", json_string(ev->traffic ? "traffic" : "cost"));
+	pw_json_set(&b->failed, obj, "cost_per_event_us", pw_json_real(ev->cost_us, 2));
+	pw_json_set(&b->failed, obj, "cost_per_event_baseline_us", pw_json_real(ev->cost_baseline_us, 2));
+	pw_json_set(&b->failed, obj, "added_events_per_second", pw_json_rate(ev->added_events));
+	pw_json_set(&b->failed, obj, "time_estimated", json_boolean(ev->time_estimated));
+	pw_json_set(&b->failed, obj, "cpus", irq_cpus(b, ev));
 	for (uint32_t i = 0; i < min_u32(ev->nlines, PW_EV_LINES); i++) {
 		json_t *line = json_object();
 		line_fields(b, line, &ev->lines[i]);
-		set(b, line, "smp_affinity_list", pw_json_text(ev->affinity[i], sizeof(ev->affinity[i])));
-		push(b, lines, line);
+		pw_json_set(&b->failed, line, "smp_affinity_list",
+		            pw_json_text(ev->affinity[i], sizeof(ev->affinity[i])));
+		pw_json_push(&b->failed, lines, line);
 	}
-	set(b, obj, "lines", lines);
-	set(b, obj, "softirqs", irq_softirqs(b, ev));
-	set(b, obj, "processes", processes(b, &ev->processes));
+	pw_json_set(&b->failed, obj, "lines", lines);
+	pw_json_set(&b->failed, obj, "softirqs", irq_softirqs(b, ev));
+	pw_json_set(&b->failed, obj, "processes", processes(b, &ev->processes));
 	return obj;
 }
 
@@ -207,25 +198,28 @@ static json_t *ev_frequency(struct build *b, const struct pw_ev_frequency *ev)
 {
 	json_t *obj = json_object(), *cpus = json_array();
 
-	set(b, obj, "busy_cpus", json_integer(ev->busy_cpus));
-	set(b, obj, "busy_average_percent_of_max", pw_json_percent(ev->busy_avg_ratio));
-	set(b, obj, "source", json_string(ev->from_time_in_state ? "time_in_state" : "scaling_cur_freq"));
-	set(b, obj, "reference", json_string(ev->reference_base ? "base_frequency" : "cpuinfo_max_freq"));
-	set(b, obj, "governor", pw_json_text(ev->governor, sizeof(ev->governor)));
-	set(b, obj, "driver", pw_json_text(ev->driver, sizeof(ev->driver)));
+	pw_json_set(&b->failed, obj, "busy_cpus", json_integer(ev->busy_cpus));
+	pw_json_set(&b->failed, obj, "busy_average_percent_of_max", pw_json_percent(ev->busy_avg_ratio));
+	pw_json_set(&b->failed, obj, "source",
+	            json_string(ev->from_time_in_state ? "time_in_state" : "scaling_cur_freq"));
+	pw_json_set(&b->failed, obj, "reference",
+	            json_string(ev->reference_base ? "base_frequency" : "cpuinfo_max_freq"));
+	pw_json_set(&b->failed, obj, "governor", pw_json_text(ev->governor, sizeof(ev->governor)));
+	pw_json_set(&b->failed, obj, "driver", pw_json_text(ev->driver, sizeof(ev->driver)));
 	for (uint32_t i = 0; i < min_u32(ev->ncpus, PW_EV_FREQ_CPUS); i++) {
 		uint32_t avg = ev->cpus[i].avg_khz, max = ev->cpus[i].max_khz;
 		json_t *cpu = json_object();
-		set(b, cpu, "cpu", json_integer(ev->cpus[i].cpu));
-		set(b, cpu, "busy_percent", pw_json_percent(ev->cpus[i].busy));
-		set(b, cpu, "avg_mhz", pw_json_mhz(avg));
-		set(b, cpu, "max_mhz", pw_json_mhz(max));
-		set(b, cpu, "base_mhz", pw_json_mhz(ev->cpus[i].base_khz));
-		set(b, cpu, "percent_of_max", avg && max ? pw_json_percent((double)avg / max) : json_null());
-		push(b, cpus, cpu);
+		pw_json_set(&b->failed, cpu, "cpu", json_integer(ev->cpus[i].cpu));
+		pw_json_set(&b->failed, cpu, "busy_percent", pw_json_percent(ev->cpus[i].busy));
+		pw_json_set(&b->failed, cpu, "avg_mhz", pw_json_mhz(avg));
+		pw_json_set(&b->failed, cpu, "max_mhz", pw_json_mhz(max));
+		pw_json_set(&b->failed, cpu, "base_mhz", pw_json_mhz(ev->cpus[i].base_khz));
+		pw_json_set(&b->failed, cpu, "percent_of_max",
+		            avg && max ? pw_json_percent((double)avg / max) : json_null());
+		pw_json_push(&b->failed, cpus, cpu);
 	}
-	set(b, obj, "cpus", cpus);
-	set(b, obj, "tunables", tunables(b, &ev->tunables));
+	pw_json_set(&b->failed, obj, "cpus", cpus);
+	pw_json_set(&b->failed, obj, "tunables", tunables(b, &ev->tunables));
 	return obj;
 }
 
@@ -233,11 +227,11 @@ static json_t *ev_rate_drop(struct build *b, const struct pw_ev_rate_drop *ev)
 {
 	json_t *obj = json_object();
 
-	set(b, obj, "scope", json_string(ev->host ? "host" : "line"));
+	pw_json_set(&b->failed, obj, "scope", json_string(ev->host ? "host" : "line"));
 	line_fields(b, obj, &ev->line);
-	set(b, obj, "baseline_spread", pw_json_rate(ev->baseline_spread));
-	set(b, obj, "lowest_per_second", pw_json_rate(ev->min_rate));
-	set(b, obj, "since", time_or_null(ev->started_real_ns));
+	pw_json_set(&b->failed, obj, "baseline_spread", pw_json_rate(ev->baseline_spread));
+	pw_json_set(&b->failed, obj, "lowest_per_second", pw_json_rate(ev->min_rate));
+	pw_json_set(&b->failed, obj, "since", time_or_null(ev->started_real_ns));
 	return obj;
 }
 
@@ -247,29 +241,32 @@ static json_t *ev_memory(struct build *b, const struct pw_ev_memory *ev)
 	json_t *obj = json_object();
 	bool mem = ev->mem_total_kb > 0;
 
-	set(b, obj, "swap_out_pages_per_second", pw_json_rate(ev->swap_out));
-	set(b, obj, "swap_out_baseline_pages_per_second", pw_json_rate(ev->swap_out_baseline));
-	set(b, obj, "swap_in_pages_per_second", pw_json_rate(ev->swap_in));
-	set(b, obj, "swap_in_baseline_pages_per_second", pw_json_rate(ev->swap_in_baseline));
-	set(b, obj, "major_faults_per_second", pw_json_rate(ev->major_faults));
-	set(b, obj, "major_faults_baseline_per_second", pw_json_rate(ev->major_faults_baseline));
-	set(b, obj, "refaults_per_second", pw_json_rate(ev->refaults));
-	set(b, obj, "iowait_percent", pw_json_percent(ev->iowait));
-	set(b, obj, "iowait_baseline_percent", pw_json_percent(ev->iowait_baseline));
-	set(b, obj, "memory_total_mib", mib(ev->mem_total_kb, mem));
-	set(b, obj, "memory_available_mib", mib(ev->mem_available_kb, mem));
-	set(b, obj, "memory_free_mib", mib(ev->mem_free_kb, mem));
-	set(b, obj, "page_cache_mib", mib(ev->cached_kb, mem));
-	set(b, obj, "swap_total_mib", mib(ev->swap_total_kb, mem));
-	set(b, obj, "swap_free_mib", mib(ev->swap_free_kb, mem));
-	set(b, obj, "pressure_memory_some_percent", psi_percent(ev->psi_memory_some));
-	set(b, obj, "pressure_io_some_percent", psi_percent(ev->psi_io_some));
-	set(b, obj, "io_stall_percent", pw_json_real(ev->psi_io_stall, 1));
-	set(b, obj, "io_stall_baseline_percent", pw_json_real(ev->psi_io_baseline, 1));
-	set(b, obj, "memory_stall_percent", pw_json_real(ev->psi_memory_stall, 1));
-	set(b, obj, "memory_stall_baseline_percent", pw_json_real(ev->psi_memory_baseline, 1));
-	set(b, obj, "procs_blocked", json_integer(ev->procs_blocked));
-	set(b, obj, "disks", disks(b, &ev->disks));
+	pw_json_set(&b->failed, obj, "swap_out_pages_per_second", pw_json_rate(ev->swap_out));
+	pw_json_set(&b->failed, obj, "swap_out_baseline_pages_per_second",
+	            pw_json_rate(ev->swap_out_baseline));
+	pw_json_set(&b->failed, obj, "swap_in_pages_per_second", pw_json_rate(ev->swap_in));
+	pw_json_set(&b->failed, obj, "swap_in_baseline_pages_per_second", pw_json_rate(ev->swap_in_baseline));
+	pw_json_set(&b->failed, obj, "major_faults_per_second", pw_json_rate(ev->major_faults));
+	pw_json_set(&b->failed, obj, "major_faults_baseline_per_second",
+	            pw_json_rate(ev->major_faults_baseline));
+	pw_json_set(&b->failed, obj, "refaults_per_second", pw_json_rate(ev->refaults));
+	pw_json_set(&b->failed, obj, "iowait_percent", pw_json_percent(ev->iowait));
+	pw_json_set(&b->failed, obj, "iowait_baseline_percent", pw_json_percent(ev->iowait_baseline));
+	pw_json_set(&b->failed, obj, "memory_total_mib", mib(ev->mem_total_kb, mem));
+	pw_json_set(&b->failed, obj, "memory_available_mib", mib(ev->mem_available_kb, mem));
+	pw_json_set(&b->failed, obj, "memory_free_mib", mib(ev->mem_free_kb, mem));
+	pw_json_set(&b->failed, obj, "page_cache_mib", mib(ev->cached_kb, mem));
+	pw_json_set(&b->failed, obj, "swap_total_mib", mib(ev->swap_total_kb, mem));
+	pw_json_set(&b->failed, obj, "swap_free_mib", mib(ev->swap_free_kb, mem));
+	pw_json_set(&b->failed, obj, "pressure_memory_some_percent", psi_percent(ev->psi_memory_some));
+	pw_json_set(&b->failed, obj, "pressure_io_some_percent", psi_percent(ev->psi_io_some));
+	pw_json_set(&b->failed, obj, "io_stall_percent", pw_json_real(ev->psi_io_stall, 1));
+	pw_json_set(&b->failed, obj, "io_stall_baseline_percent", pw_json_real(ev->psi_io_baseline, 1));
+	pw_json_set(&b->failed, obj, "memory_stall_percent", pw_json_real(ev->psi_memory_stall, 1));
+	pw_json_set(&b->failed, obj, "memory_stall_baseline_percent",
+	            pw_json_real(ev->psi_memory_baseline, 1));
+	pw_json_set(&b->failed, obj, "procs_blocked", json_integer(ev->procs_blocked));
+	pw_json_set(&b->failed, obj, "disks", disks(b, &ev->disks));
 	return obj;
 }
 
@@ -277,23 +274,24 @@ static json_t *ev_system_time(struct build *b, const struct pw_ev_system_time *e
 {
 	json_t *obj = json_object(), *cpus = json_array();
 
-	set(b, obj, "system_percent", pw_json_percent(ev->host_system));
-	set(b, obj, "user_percent", pw_json_percent(ev->host_user));
-	set(b, obj, "system_baseline_percent", pw_json_percent(ev->system_baseline));
-	set(b, obj, "context_switches_per_second", pw_json_rate(ev->ctxt_rate));
-	set(b, obj, "context_switches_baseline_per_second", pw_json_rate(ev->ctxt_baseline));
-	set(b, obj, "run_queue", pw_json_real(ev->run_queue, 1));
-	set(b, obj, "run_queue_baseline", pw_json_real(ev->run_queue_baseline, 1));
-	set(b, obj, "kernel_share_of_busy_required", pw_json_real(ev->kernel_mix_required, 2));
+	pw_json_set(&b->failed, obj, "system_percent", pw_json_percent(ev->host_system));
+	pw_json_set(&b->failed, obj, "user_percent", pw_json_percent(ev->host_user));
+	pw_json_set(&b->failed, obj, "system_baseline_percent", pw_json_percent(ev->system_baseline));
+	pw_json_set(&b->failed, obj, "context_switches_per_second", pw_json_rate(ev->ctxt_rate));
+	pw_json_set(&b->failed, obj, "context_switches_baseline_per_second", pw_json_rate(ev->ctxt_baseline));
+	pw_json_set(&b->failed, obj, "run_queue", pw_json_real(ev->run_queue, 1));
+	pw_json_set(&b->failed, obj, "run_queue_baseline", pw_json_real(ev->run_queue_baseline, 1));
+	pw_json_set(&b->failed, obj, "kernel_share_of_busy_required",
+	            pw_json_real(ev->kernel_mix_required, 2));
 	for (uint32_t i = 0; i < min_u32(ev->ncpus, PW_EV_CPUS); i++) {
 		json_t *cpu = json_object();
-		set(b, cpu, "cpu", json_integer(ev->cpus[i].cpu));
-		set(b, cpu, "system_percent", pw_json_percent(ev->cpus[i].system));
-		set(b, cpu, "user_percent", pw_json_percent(ev->cpus[i].user));
-		push(b, cpus, cpu);
+		pw_json_set(&b->failed, cpu, "cpu", json_integer(ev->cpus[i].cpu));
+		pw_json_set(&b->failed, cpu, "system_percent", pw_json_percent(ev->cpus[i].system));
+		pw_json_set(&b->failed, cpu, "user_percent", pw_json_percent(ev->cpus[i].user));
+		pw_json_push(&b->failed, cpus, cpu);
 	}
-	set(b, obj, "cpus", cpus);
-	set(b, obj, "processes", processes(b, &ev->processes));
+	pw_json_set(&b->failed, obj, "cpus", cpus);
+	pw_json_set(&b->failed, obj, "processes", processes(b, &ev->processes));
 	return obj;
 }
 
@@ -301,8 +299,8 @@ static json_t *ev_steal(struct build *b, const struct pw_ev_steal *ev)
 {
 	json_t *obj = json_object();
 
-	set(b, obj, "steal_percent", pw_json_percent(ev->host_steal));
-	set(b, obj, "steal_baseline_percent", pw_json_percent(ev->steal_baseline));
+	pw_json_set(&b->failed, obj, "steal_percent", pw_json_percent(ev->host_steal));
+	pw_json_set(&b->failed, obj, "steal_baseline_percent", pw_json_percent(ev->steal_baseline));
 	return obj;
 }
 
@@ -355,9 +353,9 @@ static json_t *labels(struct build *b, const struct pw_alert *a)
 {
 	json_t *obj = json_object();
 
-	set(b, obj, "alertname", json_string(pw_alert_name_str(a->name)));
-	set(b, obj, "severity", json_string(pw_severity_str(a->severity)));
-	set(b, obj, "scope", pw_json_text(a->scope, sizeof(a->scope)));
+	pw_json_set(&b->failed, obj, "alertname", json_string(pw_alert_name_str(a->name)));
+	pw_json_set(&b->failed, obj, "severity", json_string(pw_severity_str(a->severity)));
+	pw_json_set(&b->failed, obj, "scope", pw_json_text(a->scope, sizeof(a->scope)));
 	return obj;
 }
 
@@ -367,20 +365,21 @@ static json_t *alert_json(struct build *b, const struct pw_alert *a)
 	enum unit unit = headline_unit(a->name);
 	json_t *obj = json_object(), *baseline = json_object();
 
-	set(b, obj, "name", json_string(pw_alert_name_str(a->name)));
-	set(b, obj, "state", json_string(pw_alert_state_str(a->state)));
-	set(b, obj, "severity", json_string(pw_severity_str(a->severity)));
-	set(b, obj, "started_at", pw_json_rfc3339(a->started_real_ns));
-	set(b, obj, "fired_at", a->state == PW_ALERT_FIRING ? time_or_null(a->fired_real_ns) : json_null());
-	set(b, obj, "summary", pw_json_text(a->summary, sizeof(a->summary)));
-	set(b, obj, "description", pw_json_text(a->description, sizeof(a->description)));
-	set(b, obj, "value", headline(unit, a->value));
-	set(b, obj, "unit", json_string(unit_names[unit]));
-	set(b, baseline, "mean", headline(unit, a->baseline));
-	set(b, baseline, "spread", headline(unit, a->spread));
-	set(b, obj, "baseline", baseline);
-	set(b, obj, "labels", labels(b, a));
-	set(b, obj, "evidence", evidence(b, a));
+	pw_json_set(&b->failed, obj, "name", json_string(pw_alert_name_str(a->name)));
+	pw_json_set(&b->failed, obj, "state", json_string(pw_alert_state_str(a->state)));
+	pw_json_set(&b->failed, obj, "severity", json_string(pw_severity_str(a->severity)));
+	pw_json_set(&b->failed, obj, "started_at", pw_json_rfc3339(a->started_real_ns));
+	pw_json_set(&b->failed, obj, "fired_at",
+	            a->state == PW_ALERT_FIRING ? time_or_null(a->fired_real_ns) : json_null());
+	pw_json_set(&b->failed, obj, "summary", pw_json_text(a->summary, sizeof(a->summary)));
+	pw_json_set(&b->failed, obj, "description", pw_json_text(a->description, sizeof(a->description)));
+	pw_json_set(&b->failed, obj, "value", headline(unit, a->value));
+	pw_json_set(&b->failed, obj, "unit", json_string(unit_names[unit]));
+	pw_json_set(&b->failed, baseline, "mean", headline(unit, a->baseline));
+	pw_json_set(&b->failed, baseline, "spread", headline(unit, a->spread));
+	pw_json_set(&b->failed, obj, "baseline", baseline);
+	pw_json_set(&b->failed, obj, "labels", labels(b, a));
+	pw_json_set(&b->failed, obj, "evidence", evidence(b, a));
 	return obj;
 }
 
@@ -392,15 +391,16 @@ json_t *pw_alert_event_json(const struct pw_alert_event *ev)
 
 	if (!obj)
 		return NULL;
-	set(&b, obj, "time", pw_json_rfc3339(ev->real_ns));
-	set(&b, obj, "alert", json_string(pw_alert_name_str(a->name)));
-	set(&b, obj, "from", json_string(pw_alert_state_str(ev->from)));
-	set(&b, obj, "to", json_string(ev->resolved ? "resolved" : pw_alert_state_str(a->state)));
-	set(&b, obj, "severity", json_string(pw_severity_str(a->severity)));
-	set(&b, obj, "scope", pw_json_text(a->scope, sizeof(a->scope)));
-	set(&b, obj, "summary", pw_json_text(a->summary, sizeof(a->summary)));
-	set(&b, obj, "description", pw_json_text(a->description, sizeof(a->description)));
-	set(&b, obj, "evidence", evidence(&b, a));
+	pw_json_set(&b.failed, obj, "time", pw_json_rfc3339(ev->real_ns));
+	pw_json_set(&b.failed, obj, "alert", json_string(pw_alert_name_str(a->name)));
+	pw_json_set(&b.failed, obj, "from", json_string(pw_alert_state_str(ev->from)));
+	pw_json_set(&b.failed, obj, "to",
+	            json_string(ev->resolved ? "resolved" : pw_alert_state_str(a->state)));
+	pw_json_set(&b.failed, obj, "severity", json_string(pw_severity_str(a->severity)));
+	pw_json_set(&b.failed, obj, "scope", pw_json_text(a->scope, sizeof(a->scope)));
+	pw_json_set(&b.failed, obj, "summary", pw_json_text(a->summary, sizeof(a->summary)));
+	pw_json_set(&b.failed, obj, "description", pw_json_text(a->description, sizeof(a->description)));
+	pw_json_set(&b.failed, obj, "evidence", evidence(&b, a));
 	if (b.failed) {
 		json_decref(obj);
 		return NULL;
@@ -429,7 +429,7 @@ json_t *pw_alerts_json_array(const struct pw_detector_view *view)
 		return NULL;
 	for (uint32_t i = 0; i < view_count(view); i++)
 		if (active(&view->alerts[i]))
-			push(&b, list, alert_json(&b, &view->alerts[i]));
+			pw_json_push(&b.failed, list, alert_json(&b, &view->alerts[i]));
 	if (b.failed) {
 		json_decref(list);
 		return NULL;

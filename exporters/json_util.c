@@ -88,3 +88,15 @@ char *pw_json_dump(const json_t *root)
 }
 
 /* A time that may be unset (0). */
+
+void pw_json_set(bool *failed, json_t *obj, const char *key, json_t *value)
+{
+	if (!value || json_object_set_new(obj, key, value) < 0)
+		*failed = true;
+}
+
+void pw_json_push(bool *failed, json_t *array, json_t *value)
+{
+	if (!value || json_array_append_new(array, value) < 0)
+		*failed = true;
+}

@@ -1,10 +1,11 @@
-/* json_util.h — the figure helpers both JSON documents (/status, /alerts) share, so they round and
- * format alike. Each returns a new jansson reference, or NULL on allocation failure; a non-finite
- * number becomes null. */
+/* json_util.h — the helpers the JSON exporters (/status, /alerts, Alertmanager) share, so they round,
+ * format and build alike. The figure helpers return a new jansson reference, or NULL on allocation
+ * failure; a non-finite number becomes null. */
 #ifndef PW_JSON_UTIL_H
 #define PW_JSON_UTIL_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,6 +27,14 @@ json_t *pw_json_text(const char *str, size_t max);
 
 /* Unix time in nanoseconds as RFC 3339 UTC with milliseconds: "2023-11-14T22:13:20.123Z". */
 json_t *pw_json_rfc3339(int64_t real_ns);
+
+/* Set obj[key] to value, taking the reference. A NULL value (a helper above out of memory) or a
+ * failed set only raises *failed, so a document is built without a check per field and dropped once
+ * at the end if anything failed. */
+void pw_json_set(bool *failed, json_t *obj, const char *key, json_t *value);
+
+/* Append value to array, taking the reference; as pw_json_set. */
+void pw_json_push(bool *failed, json_t *array, json_t *value);
 
 /* The pretty-printed text of root (2-space indent, keys in insertion order) with a trailing
  * newline: malloc'd, or NULL on allocation failure. root stays the caller's. */

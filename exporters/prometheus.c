@@ -126,7 +126,8 @@ static const struct pw_prom_family families[F_COUNT] = {
                                             "stats/time_in_state, else scaling_cur_freq)."),
         [F_FREQ_RATIO] = PW_PROM_GAUGE_UNIT(
                 "cpu_frequency_ratio", "ratio",
-                "Average CPU frequency over the last interval as a fraction of cpuinfo_max_freq (cpufreq)."),
+                "Average CPU frequency over the last interval as a fraction of cpuinfo_max_freq (cpufreq); "
+                "CpuFrequencyLow judges against base_frequency instead where the driver has one below it."),
         [F_SCALING_FREQ] = PW_PROM_GAUGE_UNIT(
                 "cpu_scaling_frequency_hertz", "hertz",
                 "Instantaneous CPU frequency the governor last set (cpufreq scaling_cur_freq)."),

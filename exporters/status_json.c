@@ -33,18 +33,6 @@ struct doc {
 };
 
 /* obj[key] = value (stolen); any failure, including value == NULL, marks the document failed. */
-static void set(struct doc *d, json_t *obj, const char *key, json_t *value)
-{
-	if (!value || json_object_set_new(obj, key, value) < 0)
-		d->failed = true;
-}
-
-static void push(struct doc *d, json_t *array, json_t *value)
-{
-	if (!value || json_array_append_new(array, value) < 0)
-		d->failed = true;
-}
-
 static bool host_has(const struct doc *d, uint32_t derived)
 {
 	return (d->sample->derived.valid & derived) == derived;
@@ -60,10 +48,10 @@ static json_t *sample_section(struct doc *d)
 		age = (double)(d->self->now_mono_ns - s->mono_ns) / 1e9;
 	else if (d->self && d->self->now_real_ns)
 		age = (double)(d->self->now_real_ns - s->real_ns) / 1e9;
-	set(d, obj, "seq", json_integer((json_int_t)s->seq));
-	set(d, obj, "time", pw_json_rfc3339(s->real_ns));
-	set(d, obj, "age_seconds", pw_json_real(age, 1));
-	set(d, obj, "interval_seconds", pw_json_real((double)s->interval_ns / 1e9, 3));
+	pw_json_set(&d->failed, obj, "seq", json_integer((json_int_t)s->seq));
+	pw_json_set(&d->failed, obj, "time", pw_json_rfc3339(s->real_ns));
+	pw_json_set(&d->failed, obj, "age_seconds", pw_json_real(age, 1));
+	pw_json_set(&d->failed, obj, "interval_seconds", pw_json_real((double)s->interval_ns / 1e9, 3));
 	return obj;
 }
 
@@ -73,16 +61,15 @@ static json_t *modes_percent(struct doc *d, const float *share, unsigned nmodes)
 	json_t *obj = json_object();
 
 	for (unsigned m = 0; m < nmodes && m < PW_MODE_COUNT; m++)
-		set(d, obj, pw_cpu_mode_name((enum pw_cpu_mode)m), pw_json_percent(share[m]));
+		pw_json_set(&d->failed, obj, pw_cpu_mode_name((enum pw_cpu_mode)m),
+		            pw_json_percent(share[m]));
 	return obj;
 }
 
-/* 100% minus idle and iowait. */
-static json_t *busy_percent(const float *share, unsigned nmodes)
+/* 100% minus idle and iowait (pw_busy_share). */
+static json_t *busy_percent(const float *share)
 {
-	double idle = share[PW_MODE_IDLE] + (nmodes > PW_MODE_IOWAIT ? share[PW_MODE_IOWAIT] : 0.0f);
-
-	return pw_json_percent(1.0 - idle);
+	return pw_json_percent(pw_busy_share(share));
 }
 
 static json_t *frequency(struct doc *d, const struct pw_cpu_sample *cpu)
@@ -93,14 +80,16 @@ static json_t *frequency(struct doc *d, const struct pw_cpu_sample *cpu)
 	if (!pw_sample_has(d->sample, PW_SRC_CPUFREQ) || !(cpu->freq_flags & PW_FREQ_HAS_CPUFREQ))
 		return json_null();
 	obj = json_object();
-	set(d, obj, "avg_mhz", derived ? pw_json_mhz(cpu->avg_khz) : json_null());
-	set(d, obj, "cur_mhz", pw_json_mhz(cpu->cur_khz));
-	set(d, obj, "max_mhz", pw_json_mhz(cpu->max_khz));
-	set(d, obj, "percent_of_max", derived ? pw_json_percent(cpu->freq_ratio) : json_null());
-	set(d, obj, "governor", pw_json_text(cpu->governor, sizeof(cpu->governor)));
-	set(d, obj, "driver", pw_json_text(cpu->driver, sizeof(cpu->driver)));
-	set(d, obj, "source",
-	    json_string(cpu->freq_flags & PW_FREQ_AVG_FROM_STATS ? "time_in_state" : "scaling_cur_freq"));
+	pw_json_set(&d->failed, obj, "avg_mhz", derived ? pw_json_mhz(cpu->avg_khz) : json_null());
+	pw_json_set(&d->failed, obj, "cur_mhz", pw_json_mhz(cpu->cur_khz));
+	pw_json_set(&d->failed, obj, "max_mhz", pw_json_mhz(cpu->max_khz));
+	pw_json_set(&d->failed, obj, "percent_of_max",
+	            derived ? pw_json_percent(cpu->freq_ratio) : json_null());
+	pw_json_set(&d->failed, obj, "governor", pw_json_text(cpu->governor, sizeof(cpu->governor)));
+	pw_json_set(&d->failed, obj, "driver", pw_json_text(cpu->driver, sizeof(cpu->driver)));
+	pw_json_set(
+	        &d->failed, obj, "source",
+	        json_string(cpu->freq_flags & PW_FREQ_AVG_FROM_STATS ? "time_in_state" : "scaling_cur_freq"));
 	return obj;
 }
 
@@ -110,11 +99,12 @@ static json_t *per_cpu_entry(struct doc *d, uint32_t id)
 	bool shares = cpu->online && cpu->times.present && (cpu->derived_valid & PW_DERIVED_SHARES);
 	json_t *obj = json_object();
 
-	set(d, obj, "cpu", json_integer(id));
-	set(d, obj, "online", json_boolean(cpu->online));
-	set(d, obj, "busy_percent", shares ? busy_percent(cpu->share, cpu->times.nmodes) : json_null());
-	set(d, obj, "modes_percent", shares ? modes_percent(d, cpu->share, cpu->times.nmodes) : json_null());
-	set(d, obj, "frequency", frequency(d, cpu));
+	pw_json_set(&d->failed, obj, "cpu", json_integer(id));
+	pw_json_set(&d->failed, obj, "online", json_boolean(cpu->online));
+	pw_json_set(&d->failed, obj, "busy_percent", shares ? busy_percent(cpu->share) : json_null());
+	pw_json_set(&d->failed, obj, "modes_percent",
+	            shares ? modes_percent(d, cpu->share, cpu->times.nmodes) : json_null());
+	pw_json_set(&d->failed, obj, "frequency", frequency(d, cpu));
 	return obj;
 }
 
@@ -131,14 +121,15 @@ static json_t *cpu_section(struct doc *d)
 	for (uint32_t c = 0; c < d->ncpu; c++)
 		online += d->cpus[c].online && d->cpus[c].times.present;
 	obj = json_object();
-	set(d, obj, "online", json_integer(online));
-	set(d, obj, "busy_percent", shares ? busy_percent(s->derived.share, nmodes) : json_null());
-	set(d, obj, "busy_cpus", shares ? json_integer(s->derived.busy_cpus) : json_null());
-	set(d, obj, "modes_percent", shares ? modes_percent(d, s->derived.share, nmodes) : json_null());
+	pw_json_set(&d->failed, obj, "online", json_integer(online));
+	pw_json_set(&d->failed, obj, "busy_percent", shares ? busy_percent(s->derived.share) : json_null());
+	pw_json_set(&d->failed, obj, "busy_cpus", shares ? json_integer(s->derived.busy_cpus) : json_null());
+	pw_json_set(&d->failed, obj, "modes_percent",
+	            shares ? modes_percent(d, s->derived.share, nmodes) : json_null());
 	list = json_array();
 	for (uint32_t c = 0; c < d->ncpu; c++)
-		push(d, list, per_cpu_entry(d, c));
-	set(d, obj, "per_cpu", list);
+		pw_json_push(&d->failed, list, per_cpu_entry(d, c));
+	pw_json_set(&d->failed, obj, "per_cpu", list);
 	return obj;
 }
 
@@ -184,12 +175,12 @@ static json_t *top_lines(struct doc *d, const struct pw_line_sample *lines, uint
 			break;
 		prev_rate = lines[i].rate;
 		json_t *obj = json_object();
-		set(d, obj, "irq",
-		    json_stringn(lines[i].line.irq, strnlen(lines[i].line.irq, PW_IRQ_NAME_MAX)));
-		set(d, obj, "device", pw_json_text(lines[i].line.device, PW_IRQ_DEVICE_MAX));
-		set(d, obj, "chip", pw_json_text(lines[i].line.chip, PW_IRQ_CHIP_MAX));
-		set(d, obj, "per_second", pw_json_rate(prev_rate));
-		push(d, list, obj);
+		pw_json_set(&d->failed, obj, "irq",
+		            json_stringn(lines[i].line.irq, strnlen(lines[i].line.irq, PW_IRQ_NAME_MAX)));
+		pw_json_set(&d->failed, obj, "device", pw_json_text(lines[i].line.device, PW_IRQ_DEVICE_MAX));
+		pw_json_set(&d->failed, obj, "chip", pw_json_text(lines[i].line.chip, PW_IRQ_CHIP_MAX));
+		pw_json_set(&d->failed, obj, "per_second", pw_json_rate(prev_rate));
+		pw_json_push(&d->failed, list, obj);
 	}
 	return list;
 }
@@ -203,10 +194,11 @@ static json_t *interrupts_per_cpu(struct doc *d)
 		if (!cpu->in_interrupts)
 			continue;
 		json_t *obj = json_object();
-		set(d, obj, "cpu", json_integer(c));
-		set(d, obj, "per_second",
-		    cpu->derived_valid & PW_DERIVED_RATES ? pw_json_rate(cpu->interrupt_rate) : json_null());
-		push(d, list, obj);
+		pw_json_set(&d->failed, obj, "cpu", json_integer(c));
+		pw_json_set(&d->failed, obj, "per_second",
+		            cpu->derived_valid & PW_DERIVED_RATES ? pw_json_rate(cpu->interrupt_rate)
+		                                                  : json_null());
+		pw_json_push(&d->failed, list, obj);
 	}
 	return list;
 }
@@ -224,12 +216,13 @@ static json_t *interrupts_section(struct doc *d)
 	obj = json_object();
 	/* The total is /proc/stat's intr (vmstat's "in"): summing the lines would count x86 TLB
 	 * shootdowns twice (they are inside CAL too). */
-	set(d, obj, "per_second",
-	    rates && isfinite(s->derived.intr_rate) ? pw_json_rate(s->derived.intr_rate) : json_null());
-	set(d, obj, "lines", json_integer(nlines));
-	set(d, obj, "lines_dropped", json_integer(s->interrupts.dropped));
-	set(d, obj, "top", rates ? top_lines(d, lines, nlines) : json_null());
-	set(d, obj, "per_cpu_per_second", rates ? interrupts_per_cpu(d) : json_null());
+	pw_json_set(&d->failed, obj, "per_second",
+	            rates && isfinite(s->derived.intr_rate) ? pw_json_rate(s->derived.intr_rate)
+	                                                    : json_null());
+	pw_json_set(&d->failed, obj, "lines", json_integer(nlines));
+	pw_json_set(&d->failed, obj, "lines_dropped", json_integer(s->interrupts.dropped));
+	pw_json_set(&d->failed, obj, "top", rates ? top_lines(d, lines, nlines) : json_null());
+	pw_json_set(&d->failed, obj, "per_cpu_per_second", rates ? interrupts_per_cpu(d) : json_null());
 	return obj;
 }
 
@@ -245,9 +238,10 @@ static json_t *softirqs_section(struct doc *d)
 	if (!pw_sample_has(s, PW_SRC_SOFTIRQS))
 		return json_null();
 	obj = json_object();
-	set(d, obj, "per_second", rates ? pw_json_rate(s->derived.softirq_total_rate) : json_null());
+	pw_json_set(&d->failed, obj, "per_second",
+	            rates ? pw_json_rate(s->derived.softirq_total_rate) : json_null());
 	if (!rates) {
-		set(d, obj, "top", json_null());
+		pw_json_set(&d->failed, obj, "top", json_null());
 		return obj;
 	}
 	for (unsigned i = 0; i < PW_SOFTIRQ_COUNT; i++)
@@ -259,11 +253,11 @@ static json_t *softirqs_section(struct doc *d)
 			break;
 		prev_rate = rates_present[t];
 		json_t *item = json_object();
-		set(d, item, "type", json_string(pw_softirq_name((enum pw_softirq_type)t)));
-		set(d, item, "per_second", pw_json_rate(prev_rate));
-		push(d, list, item);
+		pw_json_set(&d->failed, item, "type", json_string(pw_softirq_name((enum pw_softirq_type)t)));
+		pw_json_set(&d->failed, item, "per_second", pw_json_rate(prev_rate));
+		pw_json_push(&d->failed, list, item);
 	}
-	set(d, obj, "top", list);
+	pw_json_set(&d->failed, obj, "top", list);
 	return obj;
 }
 
@@ -275,17 +269,18 @@ static void stat_figures(struct doc *d, json_t *root)
 	bool rates = up && host_has(d, PW_DERIVED_RATES);
 	uint32_t present = up ? s->stat.present : 0;
 
-	set(d, root, "context_switches_per_second",
-	    rates && (present & PW_PROCSTAT_HAS_CTXT) ? pw_json_rate(s->derived.ctxt_rate) : json_null());
-	set(d, root, "forks_per_second",
-	    rates && (present & PW_PROCSTAT_HAS_PROCESSES) ? pw_json_rate(s->derived.fork_rate)
-	                                                   : json_null());
-	set(d, root, "procs_running",
-	    present & PW_PROCSTAT_HAS_PROCS_RUNNING ? json_integer((json_int_t)s->stat.procs_running)
-	                                            : json_null());
-	set(d, root, "procs_blocked",
-	    present & PW_PROCSTAT_HAS_PROCS_BLOCKED ? json_integer((json_int_t)s->stat.procs_blocked)
-	                                            : json_null());
+	pw_json_set(&d->failed, root, "context_switches_per_second",
+	            rates && (present & PW_PROCSTAT_HAS_CTXT) ? pw_json_rate(s->derived.ctxt_rate)
+	                                                      : json_null());
+	pw_json_set(&d->failed, root, "forks_per_second",
+	            rates && (present & PW_PROCSTAT_HAS_PROCESSES) ? pw_json_rate(s->derived.fork_rate)
+	                                                           : json_null());
+	pw_json_set(&d->failed, root, "procs_running",
+	            present & PW_PROCSTAT_HAS_PROCS_RUNNING ? json_integer((json_int_t)s->stat.procs_running)
+	                                                    : json_null());
+	pw_json_set(&d->failed, root, "procs_blocked",
+	            present & PW_PROCSTAT_HAS_PROCS_BLOCKED ? json_integer((json_int_t)s->stat.procs_blocked)
+	                                                    : json_null());
 }
 
 static json_t *memory_section(struct doc *d)
@@ -310,10 +305,10 @@ static json_t *memory_section(struct doc *d)
 		return json_null();
 	obj = json_object();
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
-		set(d, obj, rows[i].key,
-		    mem->present & (1u << rows[i].field)
-		            ? pw_json_real((double)mem->kb[rows[i].field] / 1024.0, 1)
-		            : json_null());
+		pw_json_set(&d->failed, obj, rows[i].key,
+		            mem->present & (1u << rows[i].field)
+		                    ? pw_json_real((double)mem->kb[rows[i].field] / 1024.0, 1)
+		                    : json_null());
 	return obj;
 }
 
@@ -338,14 +333,14 @@ static json_t *paging_section(struct doc *d)
 	if (!pw_sample_has(d->sample, PW_SRC_VMSTAT))
 		return json_null();
 	obj = json_object();
-	set(d, obj, "swap_in_per_second", vm_rate(d, 1u << PW_VM_PSWPIN));
-	set(d, obj, "swap_out_per_second", vm_rate(d, 1u << PW_VM_PSWPOUT));
-	set(d, obj, "paged_in_kib_per_second", vm_rate(d, 1u << PW_VM_PGPGIN));
-	set(d, obj, "paged_out_kib_per_second", vm_rate(d, 1u << PW_VM_PGPGOUT));
-	set(d, obj, "major_faults_per_second", vm_rate(d, 1u << PW_VM_PGMAJFAULT));
-	set(d, obj, "refaults_per_second",
-	    vm_rate(d, 1u << PW_VM_WORKINGSET_REFAULT | 1u << PW_VM_WORKINGSET_REFAULT_ANON |
-	                       1u << PW_VM_WORKINGSET_REFAULT_FILE));
+	pw_json_set(&d->failed, obj, "swap_in_pages_per_second", vm_rate(d, 1u << PW_VM_PSWPIN));
+	pw_json_set(&d->failed, obj, "swap_out_pages_per_second", vm_rate(d, 1u << PW_VM_PSWPOUT));
+	pw_json_set(&d->failed, obj, "paged_in_kib_per_second", vm_rate(d, 1u << PW_VM_PGPGIN));
+	pw_json_set(&d->failed, obj, "paged_out_kib_per_second", vm_rate(d, 1u << PW_VM_PGPGOUT));
+	pw_json_set(&d->failed, obj, "major_faults_per_second", vm_rate(d, 1u << PW_VM_PGMAJFAULT));
+	pw_json_set(&d->failed, obj, "refaults_per_second",
+	            vm_rate(d, 1u << PW_VM_WORKINGSET_REFAULT | 1u << PW_VM_WORKINGSET_REFAULT_ANON |
+	                               1u << PW_VM_WORKINGSET_REFAULT_FILE));
 	return obj;
 }
 
@@ -357,7 +352,7 @@ static void psi_kind(struct doc *d, json_t *obj, const char *kind, const struct 
 
 	for (unsigned w = 0; w < 3; w++) {
 		snprintf(key, sizeof(key), "%s_%s", kind, windows[w]);
-		set(d, obj, key, line->present ? json_real(avg[w] / 100.0) : json_null());
+		pw_json_set(&d->failed, obj, key, line->present ? json_real(avg[w] / 100.0) : json_null());
 	}
 }
 
@@ -372,13 +367,13 @@ static json_t *pressure_section(struct doc *d)
 	for (unsigned r = 0; r < PW_PSI_COUNT; r++) {
 		const char *name = pw_psi_resource_name((enum pw_psi_resource)r);
 		if (!(s->psi_present & (1u << r))) {
-			set(d, obj, name, json_null());
+			pw_json_set(&d->failed, obj, name, json_null());
 			continue;
 		}
 		json_t *res = json_object();
 		psi_kind(d, res, "some", &s->psi[r].some);
 		psi_kind(d, res, "full", &s->psi[r].full);
-		set(d, obj, name, res);
+		pw_json_set(&d->failed, obj, name, res);
 	}
 	return obj;
 }
@@ -391,11 +386,11 @@ static json_t *load_section(struct doc *d)
 	if (!pw_sample_has(d->sample, PW_SRC_LOADAVG))
 		return json_null();
 	obj = json_object();
-	set(d, obj, "load1", json_real(la->load1 / 100.0));
-	set(d, obj, "load5", json_real(la->load5 / 100.0));
-	set(d, obj, "load15", json_real(la->load15 / 100.0));
-	set(d, obj, "runnable", json_integer(la->runnable));
-	set(d, obj, "threads", json_integer(la->threads));
+	pw_json_set(&d->failed, obj, "load1", json_real(la->load1 / 100.0));
+	pw_json_set(&d->failed, obj, "load5", json_real(la->load5 / 100.0));
+	pw_json_set(&d->failed, obj, "load15", json_real(la->load15 / 100.0));
+	pw_json_set(&d->failed, obj, "runnable", json_integer(la->runnable));
+	pw_json_set(&d->failed, obj, "threads", json_integer(la->threads));
 	return obj;
 }
 
@@ -411,18 +406,19 @@ static json_t *sampler_section(struct doc *d)
 	const struct pw_sample *s = d->sample;
 	json_t *obj = json_object(), *sources = json_object(), *errors = json_object();
 
-	set(d, obj, "samples_taken", json_integer((json_int_t)s->samples_taken));
-	set(d, obj, "missed_deadlines", json_integer((json_int_t)s->missed_deadlines));
-	set(d, obj, "last_duration_ms", pw_json_real((double)s->duration_ns / 1e6, 2));
-	set(d, obj, "counter_resets", json_integer((json_int_t)s->counter_resets));
-	set(d, obj, "history_samples", d->self ? json_integer(d->self->history_samples) : json_null());
+	pw_json_set(&d->failed, obj, "samples_taken", json_integer((json_int_t)s->samples_taken));
+	pw_json_set(&d->failed, obj, "missed_deadlines", json_integer((json_int_t)s->missed_deadlines));
+	pw_json_set(&d->failed, obj, "last_duration_ms", pw_json_real((double)s->duration_ns / 1e6, 2));
+	pw_json_set(&d->failed, obj, "counter_resets", json_integer((json_int_t)s->counter_resets));
+	pw_json_set(&d->failed, obj, "history_samples",
+	            d->self ? json_integer(d->self->history_samples) : json_null());
 	for (unsigned i = 0; i < PW_SRC_COUNT; i++) {
 		const char *name = pw_source_name((enum pw_source)i);
-		set(d, sources, name, json_string(source_state(s, (enum pw_source)i)));
-		set(d, errors, name, json_integer((json_int_t)s->parse_errors[i]));
+		pw_json_set(&d->failed, sources, name, json_string(source_state(s, (enum pw_source)i)));
+		pw_json_set(&d->failed, errors, name, json_integer((json_int_t)s->parse_errors[i]));
 	}
-	set(d, obj, "sources", sources);
-	set(d, obj, "parse_errors", errors);
+	pw_json_set(&d->failed, obj, "sources", sources);
+	pw_json_set(&d->failed, obj, "parse_errors", errors);
 	return obj;
 }
 
@@ -433,9 +429,9 @@ static json_t *window_stat(struct doc *d, const struct pw_history_stat *stat, in
 	if (!isfinite(stat->avg))
 		return json_null();
 	obj = json_object();
-	set(d, obj, "min", pw_json_real(stat->min, decimals));
-	set(d, obj, "avg", pw_json_real(stat->avg, decimals));
-	set(d, obj, "max", pw_json_real(stat->max, decimals));
+	pw_json_set(&d->failed, obj, "min", pw_json_real(stat->min, decimals));
+	pw_json_set(&d->failed, obj, "avg", pw_json_real(stat->avg, decimals));
+	pw_json_set(&d->failed, obj, "max", pw_json_real(stat->max, decimals));
 	return obj;
 }
 
@@ -449,12 +445,12 @@ static json_t *recent_section(struct doc *d)
 	if (!h || h->points == 0)
 		return json_null();
 	obj = json_object();
-	set(d, obj, "samples", json_integer(h->points));
-	set(d, obj, "span_seconds", pw_json_real(h->span_seconds, 1));
-	set(d, obj, "busy_percent", window_stat(d, &h->busy_percent, 1));
-	set(d, obj, "interrupts_per_second", window_stat(d, &h->intr_rate, 0));
-	set(d, obj, "context_switches_per_second", window_stat(d, &h->ctxt_rate, 0));
-	set(d, obj, "swap_out_pages_per_second", window_stat(d, &h->swap_out_rate, 1));
+	pw_json_set(&d->failed, obj, "samples", json_integer(h->points));
+	pw_json_set(&d->failed, obj, "span_seconds", pw_json_real(h->span_seconds, 1));
+	pw_json_set(&d->failed, obj, "busy_percent", window_stat(d, &h->busy_percent, 1));
+	pw_json_set(&d->failed, obj, "interrupts_per_second", window_stat(d, &h->intr_rate, 0));
+	pw_json_set(&d->failed, obj, "context_switches_per_second", window_stat(d, &h->ctxt_rate, 0));
+	pw_json_set(&d->failed, obj, "swap_out_pages_per_second", window_stat(d, &h->swap_out_rate, 1));
 	return obj;
 }
 
@@ -494,11 +490,9 @@ static void quiet_figures(const struct doc *d, struct text *t)
 
 	append(t, "nothing unusual");
 	if (pw_sample_has(s, PW_SRC_STAT) && host_has(d, PW_DERIVED_SHARES)) {
-		const float *share = s->derived.share;
-		double idle = share[PW_MODE_IDLE] +
-		              (s->stat.total.nmodes > PW_MODE_IOWAIT ? share[PW_MODE_IOWAIT] : 0.0f);
-		if (isfinite(idle)) {
-			append(t, "%sCPUs %.1f%% busy", sep, 100.0 * (1.0 - idle));
+		double busy = pw_busy_share(s->derived.share);
+		if (isfinite(busy)) {
+			append(t, "%sCPUs %.1f%% busy", sep, 100.0 * busy);
 			sep = ", ";
 		}
 	}
@@ -555,16 +549,16 @@ static json_t *deviations_section(struct doc *d, const struct pw_detector_view *
 		json_t *obj = json_object();
 		char words[256];
 		pw_deviation_text(dev, words, sizeof(words));
-		set(d, obj, "what", json_string(dev->what));
-		set(d, obj, "cpu", dev->cpu >= 0 ? json_integer(dev->cpu) : json_null());
-		set(d, obj, "unit", json_string(unit_name(dev->unit)));
-		set(d, obj, "value", pw_json_real(dev->value, 4));
-		set(d, obj, "baseline", pw_json_real(dev->baseline, 4));
-		set(d, obj, "spread", pw_json_real(dev->spread, 4));
-		set(d, obj, "score", pw_json_real(dev->score, 1));
-		set(d, obj, "words", json_string(words));
+		pw_json_set(&d->failed, obj, "what", json_string(dev->what));
+		pw_json_set(&d->failed, obj, "cpu", dev->cpu >= 0 ? json_integer(dev->cpu) : json_null());
+		pw_json_set(&d->failed, obj, "unit", json_string(unit_name(dev->unit)));
+		pw_json_set(&d->failed, obj, "value", pw_json_real(dev->value, 4));
+		pw_json_set(&d->failed, obj, "baseline", pw_json_real(dev->baseline, 4));
+		pw_json_set(&d->failed, obj, "spread", pw_json_real(dev->spread, 4));
+		pw_json_set(&d->failed, obj, "score", pw_json_real(dev->score, 1));
+		pw_json_set(&d->failed, obj, "words", json_string(words));
 		if (dev->evidence[0])
-			set(d, obj, "evidence", json_string(dev->evidence));
+			pw_json_set(&d->failed, obj, "evidence", json_string(dev->evidence));
 		if (json_array_append_new(arr, obj) < 0)
 			d->failed = true;
 	}
@@ -580,15 +574,17 @@ static json_t *rules_section(struct doc *d, const struct pw_detector_view *view)
 	for (int i = 0; i < PW_ALERT_COUNT; i++) {
 		const struct pw_rule_config *rc = &view->rules[i];
 		json_t *rule = json_object();
-		set(d, rule, "enabled", json_boolean(rc->enabled));
-		set(d, rule, "for_seconds", pw_json_real((double)rc->for_ns / 1e9, 3));
-		set(d, rule, "resolve_seconds", pw_json_real((double)rc->resolve_ns / 1e9, 3));
-		set(d, rule, "threshold", json_real(rc->threshold));
-		set(d, rule, "critical", json_real(rc->critical));
-		set(d, rule, "sigmas", json_real(rc->sigmas));
+		pw_json_set(&d->failed, rule, "enabled", json_boolean(rc->enabled));
+		pw_json_set(&d->failed, rule, "for_seconds", pw_json_real((double)rc->for_ns / 1e9, 3));
+		pw_json_set(&d->failed, rule, "resolve_seconds",
+		            pw_json_real((double)rc->resolve_ns / 1e9, 3));
+		pw_json_set(&d->failed, rule, "threshold", json_real(rc->threshold));
+		pw_json_set(&d->failed, rule, "critical", json_real(rc->critical));
+		pw_json_set(&d->failed, rule, "sigmas", json_real(rc->sigmas));
 		if (rc->adopt_ns > 0)
-			set(d, rule, "adopt_seconds", pw_json_real((double)rc->adopt_ns / 1e9, 3));
-		set(d, obj, pw_alert_name_str((enum pw_alert_name)i), rule);
+			pw_json_set(&d->failed, rule, "adopt_seconds",
+			            pw_json_real((double)rc->adopt_ns / 1e9, 3));
+		pw_json_set(&d->failed, obj, pw_alert_name_str((enum pw_alert_name)i), rule);
 	}
 	return obj;
 }
@@ -601,39 +597,40 @@ static json_t *detector_section(struct doc *d)
 	if (!view)
 		return json_null();
 	obj = json_object();
-	set(d, obj, "warm", json_boolean(view->warm));
-	set(d, obj, "samples_seen", json_integer((json_int_t)view->samples_seen));
-	set(d, obj, "samples_missed", json_integer((json_int_t)view->samples_missed));
-	set(d, obj, "rules", rules_section(d, view));
-	set(d, obj, "deviations", deviations_section(d, view));
+	pw_json_set(&d->failed, obj, "warm", json_boolean(view->warm));
+	pw_json_set(&d->failed, obj, "samples_seen", json_integer((json_int_t)view->samples_seen));
+	pw_json_set(&d->failed, obj, "samples_missed", json_integer((json_int_t)view->samples_missed));
+	pw_json_set(&d->failed, obj, "rules", rules_section(d, view));
+	pw_json_set(&d->failed, obj, "deviations", deviations_section(d, view));
 	/* Without CONFIG_IRQ_TIME_ACCOUNTING (no /proc/pressure/irq) the kernel charges a whole tick to
 	 * whatever it interrupted: irq and softirq shares are then estimates. */
-	set(d, obj, "handler_time",
-	    json_string(view->irq_accounting == PW_IRQ_ACCOUNTING_MEASURED ? "measured"
-	                : view->irq_accounting == PW_IRQ_ACCOUNTING_TICKS
-	                        ? "estimated from timer ticks (no CONFIG_IRQ_TIME_ACCOUNTING)"
-	                        : "unknown"));
+	pw_json_set(&d->failed, obj, "handler_time",
+	            json_string(view->irq_accounting == PW_IRQ_ACCOUNTING_MEASURED ? "measured"
+	                        : view->irq_accounting == PW_IRQ_ACCOUNTING_TICKS
+	                                ? "estimated from timer ticks (no CONFIG_IRQ_TIME_ACCOUNTING)"
+	                                : "unknown"));
 	return obj;
 }
 
 static void build(struct doc *d, json_t *root)
 {
-	set(d, root, "status", json_string("ok"));
-	set(d, root, "version", d->self && d->self->version ? json_string(d->self->version) : json_null());
-	set(d, root, "sample", sample_section(d));
-	set(d, root, "cpu", cpu_section(d));
-	set(d, root, "interrupts", interrupts_section(d));
-	set(d, root, "softirqs", softirqs_section(d));
+	pw_json_set(&d->failed, root, "status", json_string("ok"));
+	pw_json_set(&d->failed, root, "version",
+	            d->self && d->self->version ? json_string(d->self->version) : json_null());
+	pw_json_set(&d->failed, root, "sample", sample_section(d));
+	pw_json_set(&d->failed, root, "cpu", cpu_section(d));
+	pw_json_set(&d->failed, root, "interrupts", interrupts_section(d));
+	pw_json_set(&d->failed, root, "softirqs", softirqs_section(d));
 	stat_figures(d, root);
-	set(d, root, "memory", memory_section(d));
-	set(d, root, "paging", paging_section(d));
-	set(d, root, "pressure", pressure_section(d));
-	set(d, root, "load", load_section(d));
-	set(d, root, "recent", recent_section(d));
-	set(d, root, "sampler", sampler_section(d));
-	set(d, root, "alerts", pw_alerts_json_array(detector(d)));
-	set(d, root, "diagnosis", diagnosis(d));
-	set(d, root, "detector", detector_section(d));
+	pw_json_set(&d->failed, root, "memory", memory_section(d));
+	pw_json_set(&d->failed, root, "paging", paging_section(d));
+	pw_json_set(&d->failed, root, "pressure", pressure_section(d));
+	pw_json_set(&d->failed, root, "load", load_section(d));
+	pw_json_set(&d->failed, root, "recent", recent_section(d));
+	pw_json_set(&d->failed, root, "sampler", sampler_section(d));
+	pw_json_set(&d->failed, root, "alerts", pw_alerts_json_array(detector(d)));
+	pw_json_set(&d->failed, root, "diagnosis", diagnosis(d));
+	pw_json_set(&d->failed, root, "detector", detector_section(d));
 }
 
 json_t *pw_status_document(const struct pw_sample *sample, const struct pw_status_self *self)
@@ -649,8 +646,8 @@ json_t *pw_status_document(const struct pw_sample *sample, const struct pw_statu
 		build(&d, root);
 	} else {
 		/* Before the first sample there is nothing to diagnose. */
-		set(&d, root, "status", json_string("starting"));
-		set(&d, root, "alerts", pw_alerts_json_array(detector(&d)));
+		pw_json_set(&d.failed, root, "status", json_string("starting"));
+		pw_json_set(&d.failed, root, "alerts", pw_alerts_json_array(detector(&d)));
 	}
 	if (d.failed) {
 		json_decref(root);

@@ -197,8 +197,8 @@ static void memory(struct pw_outbuf *o, json_t *root, const struct pw_detector_v
 	    num(root, "memory.cached_mib"), num(root, "memory.swap_free_mib"),
 	    num(root, "memory.swap_total_mib"));
 	out(o, "%-*s", LABEL, "");
-	rate(o, "swap out", num(root, "paging.swap_out_per_second"), v, PW_SIG_SWAP_OUT);
-	rate(o, "swap in", num(root, "paging.swap_in_per_second"), v, PW_SIG_SWAP_IN);
+	rate(o, "swap out", num(root, "paging.swap_out_pages_per_second"), v, PW_SIG_SWAP_OUT);
+	rate(o, "swap in", num(root, "paging.swap_in_pages_per_second"), v, PW_SIG_SWAP_IN);
 	rate(o, "major faults", num(root, "paging.major_faults_per_second"), v, PW_SIG_MAJOR_FAULTS);
 	out(o, "\n%-*s  pressure (some, avg10): cpu %.1f%% memory %.1f%% io %.1f%%; load %.2f %.2f %.2f\n",
 	    LABEL, "", num(root, "pressure.cpu.some_avg10"), num(root, "pressure.memory.some_avg10"),

@@ -177,8 +177,7 @@ static uint32_t count_busy_cpus(const struct pw_sample *s)
 	uint32_t busy = 0;
 
 	for (uint32_t id = 0; id < s->ncpu; id++)
-		if ((cpus[id].derived_valid & PW_DERIVED_SHARES) &&
-		    cpus[id].share[PW_MODE_IDLE] + cpus[id].share[PW_MODE_IOWAIT] < 0.5f)
+		if ((cpus[id].derived_valid & PW_DERIVED_SHARES) && pw_busy_share(cpus[id].share) > 0.5)
 			busy++;
 	return busy;
 }

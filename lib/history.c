@@ -23,10 +23,7 @@ static void reduce_cpu(const struct pw_cpu_sample *cpu, struct pw_history_cpu *r
 	const float *share = cpu->share;
 	bool shares = cpu->derived_valid & PW_DERIVED_SHARES;
 
-	/* 1 - 0.6f - 0.4f is about -3e-8 in float: a fully idle CPU is busy 0, not unknown. */
-	float busy = fmaxf(0.0f, 1.0f - share[PW_MODE_IDLE] - share[PW_MODE_IOWAIT]);
-
-	ret->busy = shares ? ten_thousandths(busy) : PW_HISTORY_UNKNOWN;
+	ret->busy = shares ? ten_thousandths((float)pw_busy_share(share)) : PW_HISTORY_UNKNOWN;
 	ret->user = shares ? ten_thousandths(share[PW_MODE_USER] + share[PW_MODE_NICE]) : PW_HISTORY_UNKNOWN;
 	ret->system = shares ? ten_thousandths(share[PW_MODE_SYSTEM]) : PW_HISTORY_UNKNOWN;
 	ret->irq = shares ? ten_thousandths(share[PW_MODE_IRQ] + share[PW_MODE_SOFTIRQ]) : PW_HISTORY_UNKNOWN;
@@ -153,7 +150,8 @@ void pw_history_summarize(const struct pw_ring *ring, int64_t since_mono_ns, voi
 		first_ns = p->mono_ns;
 		uint32_t idle = p->share[PW_MODE_IDLE], iowait = p->share[PW_MODE_IOWAIT];
 		if (idle != PW_HISTORY_UNKNOWN && iowait != PW_HISTORY_UNKNOWN)
-			/* Each share was rounded to 1/10000: together they may exceed 10000. */
+			/* pw_busy_share() over the stored shares, in percent; each was rounded to
+			 * 1/10000, so together they may exceed 10000 (then busy is 0). */
 			accumulate(&busy, fmax(0.0, 100.0 - (idle + iowait) / 100.0));
 		accumulate(&intr, p->intr_rate);
 		accumulate(&ctxt, p->ctxt_rate);

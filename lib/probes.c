@@ -54,16 +54,9 @@ void pw_probes_free(struct pw_probes *p)
 	free(p);
 }
 
-/* O_NONBLOCK: a FIFO planted in a fixture tree must not hang the detector in open(). */
 int pw_probe_read(struct pw_probes *p, int dirfd, const char *path)
 {
-	int fd = dirfd >= 0 ? openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
-
-	if (fd < 0)
-		return dirfd >= 0 ? -errno : -ENOENT;
-	int r = pw_read_whole(fd, &p->buf);
-	close(fd);
-	return r;
+	return pw_read_at(dirfd, path, &p->buf);
 }
 
 /* ---- small reads -------------------------------------------------------------------------- */
@@ -172,7 +165,7 @@ static void host_time(const struct pw_sample *s, float *ret_busy, float *ret_han
 		if (!(cpus[id].derived_valid & PW_DERIVED_SHARES))
 			continue;
 		any = true;
-		busy += 1.0 - sh[PW_MODE_IDLE] - sh[PW_MODE_IOWAIT];
+		busy += pw_busy_share(sh);
 		handlers += sh[PW_MODE_IRQ] + sh[PW_MODE_SOFTIRQ];
 	}
 	*ret_busy = any ? (float)busy : NAN;

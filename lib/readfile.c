@@ -1,7 +1,9 @@
 /* readfile.c — whole-file pread loop, the only I/O primitive the collector uses. */
+#define _GNU_SOURCE
 #include "readfile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -46,4 +48,15 @@ void pw_filebuf_done(struct pw_filebuf *buf)
 	free(buf->data);
 	buf->data = NULL;
 	buf->cap = buf->len = 0;
+}
+
+int pw_read_at(int dirfd, const char *path, struct pw_filebuf *buf)
+{
+	int fd = dirfd >= 0 ? openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
+
+	if (fd < 0)
+		return dirfd >= 0 ? -errno : -ENOENT;
+	int r = pw_read_whole(fd, buf);
+	close(fd);
+	return r;
 }

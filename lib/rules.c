@@ -347,19 +347,6 @@ static bool interrupt_time_high(const struct pw_detector *d, const struct pw_now
 
 /* ---- CpuFrequencyLow -------------------------------------------------------------------------- */
 
-static double cpu_busy(const struct pw_cpu_sample *cpu)
-{
-	return 1.0 - cpu->share[PW_MODE_IDLE] - cpu->share[PW_MODE_IOWAIT];
-}
-
-/* What "full speed" is for a CPU: intel_pstate's cpuinfo_max_freq is the single-core turbo, which
- * a busy host at all-core turbo never reaches, so its base_frequency (guaranteed on every core) is
- * the reference when it exists; elsewhere the maximum. */
-static uint32_t freq_reference(const struct pw_cpu_sample *c)
-{
-	return c->base_khz > 0 && c->base_khz < c->max_khz ? c->base_khz : c->max_khz;
-}
-
 /* Busy CPUs with an interval-average frequency; their mean ratio (to the reference) and the lowest. */
 static void frequency_figures(const struct pw_detector *d, const struct pw_sample *s,
                               struct pw_ev_frequency *ev, double *ret_min_ratio)
@@ -374,25 +361,27 @@ static void frequency_figures(const struct pw_detector *d, const struct pw_sampl
 		bool measured = (c->derived_valid & PW_DERIVED_FREQ) &&
 		                (c->derived_valid & PW_DERIVED_SHARES) && c->max_khz > 0 &&
 		                isfinite(c->freq_ratio);
-		if (!measured || cpu_busy(c) < d->config.busy_share)
+		if (!measured || pw_busy_share(c->share) < d->config.busy_share)
 			continue; /* an idle CPU at low frequency is the governor doing its job */
 		/* In double: the float ratio of 1.7 / 2.0 GHz is 0.85000002, just above a 0.85 threshold. */
-		double ratio = (double)c->avg_khz / freq_reference(c);
+		uint32_t reference = pw_cpu_freq_reference(c);
+		double ratio = (double)c->avg_khz / reference;
 		ratio = ratio > 1.0 ? 1.0 : ratio; /* above the reference (turbo) is full speed, not more */
 		sum += ratio;
 		min = ratio < min ? ratio : min;
 		ev->from_time_in_state &= (c->freq_flags & PW_FREQ_AVG_FROM_STATS) != 0;
-		ev->reference_base |= freq_reference(c) != c->max_khz;
+		ev->reference_base |= reference != c->max_khz;
 		if (ev->busy_cpus++ == 0) {
 			snprintf(ev->governor, sizeof(ev->governor), "%s", c->governor);
 			snprintf(ev->driver, sizeof(ev->driver), "%s", c->driver);
 		}
 		if (ev->ncpus < PW_EV_FREQ_CPUS) {
 			ev->cpus[ev->ncpus].cpu = id;
-			ev->cpus[ev->ncpus].busy = (float)cpu_busy(c);
+			ev->cpus[ev->ncpus].busy = (float)pw_busy_share(c->share);
 			ev->cpus[ev->ncpus].avg_khz = c->avg_khz;
 			ev->cpus[ev->ncpus].max_khz = c->max_khz;
-			ev->cpus[ev->ncpus].base_khz = freq_reference(c) == c->max_khz ? 0 : c->base_khz;
+			ev->cpus[ev->ncpus].base_khz =
+			        pw_cpu_freq_reference(c) == c->max_khz ? 0 : c->base_khz;
 			ev->ncpus++;
 		}
 	}

@@ -47,7 +47,7 @@ struct pw_cpu_sample {
 	/* Derived over the interval ending here. */
 	uint32_t derived_valid; /* PW_DERIVED_* */
 	uint32_t avg_khz;
-	float freq_ratio;           /* avg_khz / max_khz */
+	float freq_ratio;           /* avg_khz / max_khz (not pw_cpu_freq_reference()) */
 	float share[PW_MODE_COUNT]; /* fraction 0..1 of this CPU's ticks in the interval */
 	float interrupt_rate;       /* per second */
 	float softirq_rate[PW_SOFTIRQ_COUNT];
@@ -152,6 +152,27 @@ static inline uint64_t *pw_sample_matrix(struct pw_sample *sample)
 static inline bool pw_sample_has(const struct pw_sample *sample, enum pw_source source)
 {
 	return (sample->source_up >> source) & 1u;
+}
+
+/* The frequency a CPU is judged against for "low" (CpuFrequencyLow), in kHz: base_frequency where
+ * the driver has one below cpuinfo_max_freq (intel_pstate, whose maximum is the single-core turbo a
+ * busy host at all-core turbo never reaches; base is what every core is guaranteed), else
+ * cpuinfo_max_freq; 0 when neither was read. freq_ratio and perfwatch_cpu_frequency_ratio keep
+ * dividing by cpuinfo_max_freq ("% of max"): the two meet where a driver has no base_frequency. */
+static inline uint32_t pw_cpu_freq_reference(const struct pw_cpu_sample *cpu)
+{
+	return cpu->base_khz > 0 && cpu->base_khz < cpu->max_khz ? cpu->base_khz : cpu->max_khz;
+}
+
+/* The one definition of "busy": the fraction of an interval a CPU ran anything, every mode but idle
+ * and iowait (a CPU waiting on I/O runs nothing), from a derived share[] (a CPU's or the host's; a
+ * mode the kernel lacks has share 0). Clamped to [0, 1]: the shares are rounded floats, so a fully
+ * idle CPU's 1 - idle - iowait can come out at -3e-8. NaN shares give NaN. */
+static inline double pw_busy_share(const float share[PW_MODE_COUNT])
+{
+	double busy = 1.0 - share[PW_MODE_IDLE] - share[PW_MODE_IOWAIT];
+
+	return busy < 0.0 ? 0.0 : busy > 1.0 ? 1.0 : busy;
 }
 
 #endif

@@ -90,7 +90,7 @@ def figures(doc, freq_source="time_in_state"):
     f["procs_running"] = doc.get("procs_running")
     f["procs_blocked"] = doc.get("procs_blocked")
     paging = doc.get("paging") or {}
-    for src, dst in (("swap_in_per_second", "swap_in"), ("swap_out_per_second", "swap_out"),
+    for src, dst in (("swap_in_pages_per_second", "swap_in"), ("swap_out_pages_per_second", "swap_out"),
                      ("paged_in_kib_per_second", "paged_in_kib"), ("paged_out_kib_per_second", "paged_out_kib"),
                      ("major_faults_per_second", "major_faults"), ("refaults_per_second", "refaults")):
         f[dst] = paging.get(src)

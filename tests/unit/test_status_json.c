@@ -215,7 +215,7 @@ START_TEST(test_values)
 	pw_assert_json_number(root, "memory.free_mib", 1.0);
 	pw_assert_json_null(root, "memory.dirty_mib");
 	pw_assert_json_number(root, "memory.swap_total_mib", 0);
-	pw_assert_json_number(root, "paging.swap_in_per_second", 12.5);
+	pw_assert_json_number(root, "paging.swap_in_pages_per_second", 12.5);
 	pw_assert_json_number(root, "paging.paged_in_kib_per_second", 4096);
 	pw_assert_json_number(root, "paging.refaults_per_second", 4.0);
 	pw_assert_json_null(root, "pressure");
@@ -272,7 +272,7 @@ START_TEST(test_first_sample)
 	pw_assert_json_null(root, "interrupts.top");
 	pw_assert_json_null(root, "softirqs.top");
 	pw_assert_json_null(root, "context_switches_per_second");
-	pw_assert_json_null(root, "paging.swap_in_per_second");
+	pw_assert_json_null(root, "paging.swap_in_pages_per_second");
 	pw_assert_json_number(root, "procs_running", 3);
 	pw_assert_json_number(root, "memory.total_mib", 15921.3);
 	json_decref(root);
