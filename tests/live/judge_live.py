@@ -55,8 +55,8 @@ def figures(statuses, win):
     rate = {"%s %s" % l: med(lambda s, l=l: next((x["per_second"] for x in s["interrupts"]["top"]
                                                    if (x["irq"], x.get("device") or "") == l), 0)) for l in lines}
     fig["top_lines_per_s"] = dict(sorted(rate.items(), key=lambda kv: -kv[1])[:4])
-    fig["swap_out_pages_per_s"] = med(lambda s: s["paging"]["swap_out_per_second"])
-    fig["swap_in_pages_per_s"] = med(lambda s: s["paging"]["swap_in_per_second"])
+    fig["swap_out_pages_per_s"] = med(lambda s: s["paging"]["swap_out_pages_per_second"])
+    fig["swap_in_pages_per_s"] = med(lambda s: s["paging"]["swap_in_pages_per_second"])
     for res in ("io", "memory"):
         vals = [((s.get("pressure") or {}).get(res) or {}).get("some_avg10") for s in rows]
         vals = [v for v in vals if v is not None]
