@@ -40,9 +40,11 @@ body=$(curl -s -u 'ui:correct horse' -w ' %{http_code}' "$PW_URL/history?since=y
 body=$(curl -s -u 'ui:correct horse' -H 'Accept: text/csv' "$PW_URL/history?signals=interrupts_per_second")
 [[ "$body" == "time,interrupts_per_second"* ]] || pw_fail "CSV by Accept: ${body:0:80}"
 # A browser asking for / gets the page; curl gets the index.
-curl -s -u 'ui:correct horse' -H 'Accept: text/html,*/*' "$PW_URL/" | grep -q '<canvas\|<main id="charts">' ||
-	pw_fail "/ with Accept: text/html is not the page"
-curl -s "$PW_URL/" | grep -q '^/history' || pw_fail "the index does not list /history"
+# (Bodies into variables first: grep -q would stop reading early, and pipefail fail curl's EPIPE.)
+page=$(curl -s -u 'ui:correct horse' -H 'Accept: text/html,*/*' "$PW_URL/")
+grep -q '<canvas\|<main id="charts">' <<<"$page" || pw_fail "/ with Accept: text/html is not the page"
+page=$(curl -s "$PW_URL/")
+grep -q '^/history' <<<"$page" || pw_fail "the index does not list /history"
 pw_stop "$PW_PID"
 
 # ---- the incident, live ----
