@@ -12,6 +12,7 @@
 #include "outbuf.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,10 @@
 #define MAX_ARGS 16
 #define TRANSITIONS_CAP 256
 #define GZIP_MIN_BYTES (64 * 1024)
+/* Bodies above this (main.c's mmap threshold: their buffers are mappings of their own) are handed
+ * to libmicrohttpd, freed once sent, and the heap trimmed: the whole hour is asked for rarely (a
+ * page's first load), the live updates are small, so keeping the capacity would only keep RSS. */
+#define BIG_BODY_BYTES (256 * 1024)
 
 extern const unsigned char pw_ui_page[];
 extern const size_t pw_ui_page_len;
@@ -171,18 +176,53 @@ static struct pw_irq_line *line_names(struct pw_http_history *hh, uint32_t *ret_
 	return lines;
 }
 
+/* libmicrohttpd is done with a big body: free it and hand the heap's free pages back to the kernel
+ * (the window copy and the body are megabytes at 16 CPUs and tens at 256; what they left in the
+ * arenas would otherwise stay resident for the life of the process). */
+static void free_and_trim(void *body)
+{
+	free(body);
+	malloc_trim(0);
+}
+
+/* Queue out's bytes; a big buffer is handed over (no copy) and out left empty. */
+static enum MHD_Result respond_buf(struct MHD_Connection *conn, const char *type, struct pw_outbuf *out,
+                                   const char *encoding, bool big)
+{
+	if (!big)
+		return respond(conn, MHD_HTTP_OK, type, out->data, out->len, encoding);
+	struct MHD_Response *resp =
+	        MHD_create_response_from_buffer_with_free_callback(out->len, out->data, free_and_trim);
+	if (!resp)
+		return MHD_NO;
+	pw_outbuf_init(out); /* the response owns the bytes now */
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	if (encoding)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, encoding);
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	enum MHD_Result r = MHD_queue_response(conn, MHD_HTTP_OK, resp);
+	MHD_destroy_response(resp);
+	return r;
+}
+
 static enum MHD_Result send_body(struct pw_http_history *hh, struct MHD_Connection *conn, const char *type)
 {
 	const char *ae = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+	/* An hour is megabytes: do not keep them while nobody looks. */
+	bool big = hh->body.cap > BIG_BODY_BYTES;
 	enum MHD_Result r;
 
 	if (hh->body.len >= GZIP_MIN_BYTES && pw_gzip_accepted(ae) &&
-	    pw_gzip_compress(hh->body.data, hh->body.len, &hh->gz) == 0)
-		r = respond(conn, MHD_HTTP_OK, type, hh->gz.data, hh->gz.len, "gzip");
-	else
-		r = respond(conn, MHD_HTTP_OK, type, hh->body.data, hh->body.len, NULL);
-	/* An hour of a big host is megabytes: do not keep them while nobody looks. */
-	if (hh->body.cap > 1024 * 1024) {
+	    pw_gzip_compress(hh->body.data, hh->body.len, &hh->gz) == 0) {
+		if (big)
+			pw_outbuf_done(&hh->body);
+		r = respond_buf(conn, type, &hh->gz, "gzip", big);
+	} else {
+		if (big)
+			pw_outbuf_done(&hh->gz);
+		r = respond_buf(conn, type, &hh->body, NULL, big);
+	}
+	if (big) { /* whatever respond_buf did not hand over (it failed) */
 		pw_outbuf_done(&hh->body);
 		pw_outbuf_done(&hh->gz);
 	}

@@ -2,8 +2,9 @@
 # /ui as a person uses it: headless Chromium opens the page of a perfwatchd watching a live tree
 # driven through incident 3 (the NIC's interrupts pause). No console errors; the points the page
 # plotted equal /history's; the InterruptRateDrop span sits where the alert fired; wheel zoom over
-# the span narrows the view around it. A screenshot is kept under the build directory. Also: /ui and
-# /history obey [auth] protection, and /history's bad queries are 400s that say what is wrong.
+# the span narrows the view around it, and on an hour that came in 4 s steps fetches that window at
+# 1 s. A screenshot is kept under the build directory. Also: /ui and /history obey [auth]
+# protection, and /history's bad queries are 400s that say what is wrong.
 source "$(dirname "$0")/lib.sh"
 
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
@@ -40,9 +41,11 @@ body=$(curl -s -u 'ui:correct horse' -w ' %{http_code}' "$PW_URL/history?since=y
 body=$(curl -s -u 'ui:correct horse' -H 'Accept: text/csv' "$PW_URL/history?signals=interrupts_per_second")
 [[ "$body" == "time,interrupts_per_second"* ]] || pw_fail "CSV by Accept: ${body:0:80}"
 # A browser asking for / gets the page; curl gets the index.
-curl -s -u 'ui:correct horse' -H 'Accept: text/html,*/*' "$PW_URL/" | grep -q '<canvas\|<main id="charts">' ||
-	pw_fail "/ with Accept: text/html is not the page"
-curl -s "$PW_URL/" | grep -q '^/history' || pw_fail "the index does not list /history"
+# (Bodies into variables first: grep -q would stop reading early, and pipefail fail curl's EPIPE.)
+page=$(curl -s -u 'ui:correct horse' -H 'Accept: text/html,*/*' "$PW_URL/")
+grep -q '<canvas\|<main id="charts">' <<<"$page" || pw_fail "/ with Accept: text/html is not the page"
+page=$(curl -s "$PW_URL/")
+grep -q '^/history' <<<"$page" || pw_fail "the index does not list /history"
 pw_stop "$PW_PID"
 
 # ---- the incident, live ----
@@ -60,11 +63,14 @@ pw_wait_for 10 "3 s more" sleep 3
 
 chrome --dump-dom "$PW_URL/ui#expose" >"$PW_WORK/dom.html"
 chrome --dump-dom "$PW_URL/ui#zoom=$fired_at" >"$PW_WORK/zoom.html"
+# A big host's hour comes in coarse steps: zoomed in, the page fetches the window at 1 s.
+chrome --dump-dom "$PW_URL/ui#step=4s&zoom=$fired_at" >"$PW_WORK/zoom-coarse.html"
 curl -s "$PW_URL/history" >"$PW_WORK/history.json"
 chrome --screenshot="$SHOT" "$PW_URL/ui" >/dev/null
 [ -s "$SHOT" ] || pw_fail "no screenshot"
 
-python3 - "$PW_WORK/dom.html" "$PW_WORK/history.json" "$fired_at" "$PW_WORK/chrome.log" "$PW_WORK/zoom.html" <<'PY'
+python3 - "$PW_WORK/dom.html" "$PW_WORK/history.json" "$fired_at" "$PW_WORK/chrome.log" "$PW_WORK/zoom.html" \
+	"$PW_WORK/zoom-coarse.html" <<'PY'
 import html, json, re, sys
 dom, hist, fired, log = open(sys.argv[1]).read(), json.load(open(sys.argv[2])), int(sys.argv[3]), open(sys.argv[4]).read()
 def fail(msg):
@@ -75,7 +81,7 @@ def body_data(text):
     if attr.get("state") != "ready": fail("page not ready: %s" % attr)
     if "errors" in attr: fail("page errors: %s" % attr["errors"])
     return attr
-attr, zoom = body_data(dom), body_data(open(sys.argv[5]).read())
+attr, zoom, coarse = body_data(dom), body_data(open(sys.argv[5]).read()), body_data(open(sys.argv[6]).read())
 errors = [l for l in log.splitlines() if "CONSOLE" in l and ("Uncaught" in l or "rror" in l)]
 if errors: fail("console errors: %s" % errors[:3])
 plotted = json.loads(html.unescape(re.search(r'<script type="application/json" id="pw-plotted">(.*?)</script>', dom, re.S).group(1)))
@@ -96,7 +102,12 @@ if not drop: fail("no InterruptRateDrop span: %s" % spans)
 if abs(drop[0]["fired"] - fired) > 1000: fail("span fired at %d, the alert at %d" % (drop[0]["fired"], fired))
 z0, z1 = int(zoom["zoom-from"]), int(zoom["zoom-to"])
 if not (z1 - z0 <= int(attr["points"]) * 1000 // 2 and z0 <= fired <= z1): fail("zoom: view %d..%d around %d" % (z0, z1, fired))
-print("ok: %d points, first paint %s ms, span at %+d ms of the alert, zoom to %d s" %
-      (int(attr["points"]), attr.get("first-paint-ms"), drop[0]["fired"] - fired, (z1 - z0) // 1000))
+if int(coarse.get("detail-points", 0)) < 5 or not 0 < int(coarse.get("view-step-ms", 0)) <= 1100:
+    err = re.search(r'id="err"[^>]*>([^<]*)<', open(sys.argv[6]).read())
+    fail("coarse hour zoomed in: %s 1 s points fetched, %s ms between the points in view (%s; %s)" %
+         (coarse.get("detail-points"), coarse.get("view-step-ms"), err and err.group(1), coarse))
+print("ok: %d points, first paint %s ms, span at %+d ms of the alert, zoom to %d s; coarse hour zoomed: %s points at %s ms" %
+      (int(attr["points"]), attr.get("first-paint-ms"), drop[0]["fired"] - fired, (z1 - z0) // 1000,
+       coarse["detail-points"], coarse["view-step-ms"]))
 PY
 echo "screenshot: $SHOT"
