@@ -176,24 +176,17 @@ static enum MHD_Result serve_status(struct pw_http *h, struct MHD_Connection *co
 			return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
 		return respond_body(h, conn, "text/plain; charset=utf-8");
 	}
-	char *json = pw_status_render(latest(h), &self);
-	if (!json)
-		return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
 	pw_outbuf_reset(&h->body);
-	pw_outbuf_puts(&h->body, json);
-	free(json);
+	if (pw_status_render_into(latest(h), &self, &h->body) < 0)
+		return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
 	return respond_body(h, conn, "application/json");
 }
 
 static enum MHD_Result serve_alerts(struct pw_http *h, struct MHD_Connection *conn)
 {
-	char *json = pw_alerts_render(detector_view(h));
-
-	if (!json)
-		return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
 	pw_outbuf_reset(&h->body);
-	pw_outbuf_puts(&h->body, json);
-	free(json);
+	if (pw_alerts_render_into(detector_view(h), &h->body) < 0)
+		return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
 	return respond_body(h, conn, "application/json");
 }
 

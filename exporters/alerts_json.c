@@ -437,6 +437,17 @@ json_t *pw_alerts_json_array(const struct pw_detector_view *view)
 	return list;
 }
 
+int pw_alerts_render_into(const struct pw_detector_view *view, struct pw_outbuf *out)
+{
+	json_t *root = json_object();
+	int r = -1;
+
+	if (root && json_object_set_new(root, "alerts", pw_alerts_json_array(view)) == 0)
+		r = pw_json_dump_into(root, out);
+	json_decref(root);
+	return r;
+}
+
 char *pw_alerts_render(const struct pw_detector_view *view)
 {
 	json_t *root = json_object();

@@ -15,6 +15,10 @@
  * NUL-terminated string the caller frees, or NULL on allocation failure. Pure; thread-safe. */
 char *pw_alerts_render(const struct pw_detector_view *view);
 
+/* The same document appended to out (no intermediate string). Returns 0, or -1 on allocation failure. */
+struct pw_outbuf;
+int pw_alerts_render_into(const struct pw_detector_view *view, struct pw_outbuf *out);
+
 /* The "alerts" array of that document as a new jansson reference the caller owns (json_decref), for
  * /status to embed. view may be NULL (an empty array). NULL on allocation failure. */
 json_t *pw_alerts_json_array(const struct pw_detector_view *view);

@@ -68,6 +68,23 @@ json_t *pw_json_rfc3339(int64_t real_ns)
 	return json_string(buf);
 }
 
+static int append_chunk(const char *buffer, size_t size, void *data)
+{
+	struct pw_outbuf *out = data;
+
+	pw_outbuf_append(out, buffer, size);
+	return out->failed ? -1 : 0;
+}
+
+int pw_json_dump_into(const json_t *root, struct pw_outbuf *out)
+{
+	if (json_dump_callback(root, append_chunk, out,
+	                       JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15)) < 0)
+		return -1;
+	pw_outbuf_putc(out, '\n');
+	return out->failed ? -1 : 0;
+}
+
 char *pw_json_dump(const json_t *root)
 {
 	char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));

@@ -4,6 +4,8 @@
 #ifndef PW_JSON_UTIL_H
 #define PW_JSON_UTIL_H
 
+#include "outbuf.h"
+
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -39,5 +41,9 @@ void pw_json_push(bool *failed, json_t *array, json_t *value);
 /* The pretty-printed text of root (2-space indent, keys in insertion order) with a trailing
  * newline: malloc'd, or NULL on allocation failure. root stays the caller's. */
 char *pw_json_dump(const json_t *root);
+
+/* The same text appended to out, without an intermediate copy (the HTTP responses). Returns 0, or
+ * -1 on allocation failure. */
+int pw_json_dump_into(const json_t *root, struct pw_outbuf *out);
 
 #endif

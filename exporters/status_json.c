@@ -656,6 +656,16 @@ json_t *pw_status_document(const struct pw_sample *sample, const struct pw_statu
 	return root;
 }
 
+int pw_status_render_into(const struct pw_sample *sample, const struct pw_status_self *self,
+                          struct pw_outbuf *out)
+{
+	json_t *root = pw_status_document(sample, self);
+	int r = root ? pw_json_dump_into(root, out) : -1;
+
+	json_decref(root);
+	return r;
+}
+
 char *pw_status_render(const struct pw_sample *sample, const struct pw_status_self *self)
 {
 	json_t *root = pw_status_document(sample, self);

@@ -27,6 +27,12 @@ struct pw_status_self {
  * short paragraph what they mean, "detector" is its state (null without one). Thread-safe. */
 char *pw_status_render(const struct pw_sample *sample, const struct pw_status_self *self);
 
+/* The same document appended to out (no intermediate string). Returns 0, or -1 on allocation
+ * failure. */
+struct pw_outbuf;
+int pw_status_render_into(const struct pw_sample *sample, const struct pw_status_self *self,
+                          struct pw_outbuf *out);
+
 /* The same document as a tree, for other renderings of it (status_text.c); NULL on allocation
  * failure. The caller json_decref()s it. */
 json_t *pw_status_document(const struct pw_sample *sample, const struct pw_status_self *self);

@@ -2,6 +2,7 @@
  * (PW_REGENERATE_GOLDEN=1 rewrites it), parsed back with jansson for specific values, nulls where a
  * source is down or a derived figure is missing, the document before the first sample, and the
  * detector's part: alerts, diagnosis and state while learning, when quiet, with alerts, and off. */
+#include "alerts_json.h"
 #include "fixture_util.h"
 #include "json_assert.h"
 #include "status_json.h"
@@ -520,6 +521,22 @@ START_TEST(test_text)
 		lines += *p == '\n';
 	ck_assert_int_le(lines, 24);
 	pw_outbuf_done(&o);
+
+	/* The HTTP path renders straight into its buffer: the same bytes as the string. */
+	char *json = pw_status_render(s, &self);
+	pw_outbuf_init(&o);
+	ck_assert_int_eq(pw_status_render_into(s, &self, &o), 0);
+	ck_assert_uint_eq(o.len, strlen(json));
+	ck_assert_mem_eq(o.data, json, o.len);
+	pw_outbuf_done(&o);
+	free(json);
+	json = pw_alerts_render(&view);
+	pw_outbuf_init(&o);
+	ck_assert_int_eq(pw_alerts_render_into(&view, &o), 0);
+	ck_assert_uint_eq(o.len, strlen(json));
+	ck_assert_mem_eq(o.data, json, o.len);
+	pw_outbuf_done(&o);
+	free(json);
 	free(s);
 }
 END_TEST
