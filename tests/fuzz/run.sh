@@ -40,7 +40,7 @@ seeds_of() {
 # Options per harness: recordings are larger than libFuzzer's default input size.
 opts_of() {
 	case $1 in
-	fuzz_replay) echo '-max_len=32768' ;;
+	fuzz_replay) echo '-max_len=8192' ;;
 	*) echo '' ;;
 	esac
 }
@@ -73,7 +73,7 @@ for name in "$@"; do
 	[ -d "$here/corpus/${name#fuzz_}" ] && extra=("$here/corpus/${name#fuzz_}")
 	log=$build/fuzz-artifacts/$name.log
 	# shellcheck disable=SC2086
-	"$exe" $run_opts $(opts_of "$name") -jobs=1 -workers=1 -timeout=10 -print_final_stats=1 \
+	"$exe" $run_opts $(opts_of "$name") -timeout=10 -print_final_stats=1 \
 		-artifact_prefix="$art/" "$corpus" "$seeds" "${extra[@]}" >"$log" 2>&1
 	rc=$?
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
