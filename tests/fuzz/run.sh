@@ -1,14 +1,15 @@
 #!/bin/bash
 # Run the libFuzzer harnesses built by PW_FUZZ=ON (tests/fuzz/CMakeLists.txt), one at a time, one
-# process each (-jobs=1: the machine is shared).
+# process each (the machine is shared).
 #
 #   tests/fuzz/run.sh BUILD_DIR SECONDS [HARNESS...]    each harness for SECONDS (make fuzz)
 #   tests/fuzz/run.sh BUILD_DIR smoke [HARNESS...]      each replays its seeds, then ~2 s (make test)
 #
 # Seeds: the fixtures each parser reads (tests/fixtures), copied into BUILD_DIR/fuzz-seeds/NAME,
 # plus tests/fuzz/corpus/NAME (hand-made seeds and the inputs of crashes found and fixed, so the
-# smoke run replays them). New inputs go to BUILD_DIR/fuzz-corpus/NAME and are kept between runs;
-# a crash's input to BUILD_DIR/fuzz-artifacts/NAME/. Prints executions and coverage per harness;
+# smoke run replays them). New inputs go to BUILD_DIR/fuzz-corpus/NAME and are kept between runs
+# (the smoke run's to BUILD_DIR/fuzz-smoke/NAME, emptied first); a crash's input to
+# BUILD_DIR/fuzz-artifacts/NAME/. Prints executions and coverage per harness;
 # exits 1 when a harness crashed.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -33,6 +34,7 @@ seeds_of() {
 	fuzz_cpufreq) echo 'quirks/time-in-state-* cpufreq/*/sys/devices/system/cpu/cpu0/cpufreq/* cpufreq/*/sys/devices/system/cpu/cpufreq/policy0/* cpufreq/*/sys/devices/system/cpu/cpufreq/policy0/stats/time_in_state cpufreq/*/sys/devices/system/cpu/cpu0/cpufreq/stats/time_in_state cpufreq/*/sys/devices/system/cpu/online kernels/*/sys/devices/system/cpu/online' ;;
 	fuzz_diskstats) echo 'kernels/*/proc/diskstats quirks/diskstats-*' ;;
 	fuzz_replay) echo 'recordings/*.pwrec' ;;
+	fuzz_replay_samples) echo '' ;; # its own seeds: patches to the recording it loads
 	*) echo '' ;;
 	esac
 }
@@ -60,6 +62,8 @@ for name in "$@"; do
 		exit 2
 	fi
 	seeds=$build/fuzz-seeds/$name corpus=$build/fuzz-corpus/$name art=$build/fuzz-artifacts/$name
+	# The smoke run starts from the seeds alone, so its time does not grow with the long runs' corpus.
+	[ "$mode" = smoke ] && corpus=$build/fuzz-smoke/$name && rm -rf "$corpus"
 	mkdir -p "$seeds" "$corpus" "$art"
 	n=0
 	for g in $(seeds_of "$name"); do
