@@ -2,11 +2,13 @@
 BUILD      ?= build
 BUILD_ASAN ?= build-asan
 BUILD_TSAN ?= build-tsan
+BUILD_FUZZ ?= build-fuzz
+FUZZ_SECONDS ?= 300
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 RUN_ARGS   ?=
 
-.PHONY: all build deps test-deps run test test-release test-asan test-tsan bench clean format check-format
+.PHONY: all build deps test-deps run test test-release test-asan test-tsan test-fuzz fuzz fuzz-build bench clean format check-format
 
 all: build
 
@@ -25,9 +27,10 @@ run: deps build
 	$(BUILD)/daemon/perfwatchd $(RUN_ARGS)
 
 # The whole suite: a warnings-as-errors build with every test, the same under ASan+UBSan (clang;
-# without the live incidents, which measure CPU shares), and the ring stress test under ThreadSanitizer.
+# without the live incidents, which measure CPU shares), a smoke run of every fuzzing harness, and the
+# ring stress test under ThreadSanitizer.
 test: test-deps
-	$(MAKE) check-format test-release test-asan test-tsan
+	$(MAKE) check-format test-release test-asan test-fuzz test-tsan
 
 test-release:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPW_WERROR=ON -DPW_TESTS=ON $(CMAKE_ARGS)
@@ -40,6 +43,21 @@ test-asan:
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		ctest --output-on-failure -j $(JOBS) -LE 'stress|integration|scenario|live|build'
 
+# The libFuzzer harnesses (tests/fuzz, docs/fuzzing.md): clang only, ASan+UBSan.
+fuzz-build:
+	@command -v clang >/dev/null 2>&1 || { echo "fuzzing needs clang (libFuzzer): contrib/install-deps.sh test installs it" >&2; exit 1; }
+	CC=clang cmake -S . -B $(BUILD_FUZZ) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPW_WERROR=ON -DPW_FUZZ=ON -DPW_TESTS=OFF
+	cmake --build $(BUILD_FUZZ) -j $(JOBS)
+
+# Each harness replays its seeds and the crashes found so far, then mutates for 2000 runs or 1 s,
+# so they never rot (about half a minute in all).
+test-fuzz: fuzz-build
+	tests/fuzz/run.sh $(BUILD_FUZZ) smoke
+
+# Each harness for FUZZ_SECONDS, one process at a time; prints executions and coverage per harness.
+fuzz: fuzz-build
+	tests/fuzz/run.sh $(BUILD_FUZZ) $(FUZZ_SECONDS)
+
 # setarch -R: clang-14's TSan cannot map its shadow under the 32-bit mmap randomisation of newer kernels.
 test-tsan:
 	CC=clang cmake -S . -B $(BUILD_TSAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPW_WERROR=ON -DPW_SANITIZE=thread -DPW_TESTS=ON
@@ -51,10 +69,10 @@ bench: build
 	bench/run.sh
 
 format:
-	clang-format -i lib/*.[ch] exporters/*.[ch] daemon/*.[ch] tests/unit/*.[ch] tests/stress/*.c bench/*.c
+	clang-format -i lib/*.[ch] exporters/*.[ch] daemon/*.[ch] tests/unit/*.[ch] tests/stress/*.c tests/fuzz/*.c bench/*.c
 
 check-format:
-	clang-format --dry-run -Werror lib/*.[ch] exporters/*.[ch] daemon/*.[ch]
+	clang-format --dry-run -Werror lib/*.[ch] exporters/*.[ch] daemon/*.[ch] tests/fuzz/*.c
 
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN)
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN) $(BUILD_FUZZ)

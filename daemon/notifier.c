@@ -24,6 +24,14 @@ int64_t pw_nf_repeat_ns(const struct pw_notifier *n, const struct rx *r)
 	return r->cfg.type == PW_RECEIVER_WEBHOOK ? n->webhook_repeat_ns : n->am_resend_ns;
 }
 
+int64_t pw_nf_after(int64_t base_ns, int64_t period_ns, int times)
+{
+	/* Durations are at most INT64_MAX ns (pw_parse_duration): 2000000h times four is not. */
+	if (period_ns > 0 && times > 0 && period_ns > (INT64_MAX - (base_ns > 0 ? base_ns : 0)) / times)
+		return INT64_MAX;
+	return base_ns + period_ns * times;
+}
+
 static int rx_setup(struct pw_notifier *n, struct rx *r, const struct pw_receiver *cfg)
 {
 	size_t len = strlen(cfg->url);
@@ -39,6 +47,7 @@ static int rx_setup(struct pw_notifier *n, struct rx *r, const struct pw_receive
 	snprintf(r->stats.name, sizeof(r->stats.name), "%s", cfg->name);
 	r->stats.type = pw_receiver_type_str(cfg->type);
 	r->complain.period_ns = COMPLAIN_PERIOD_NS;
+	r->refuse_complain.period_ns = COMPLAIN_PERIOD_NS;
 	r->headers = pw_send_headers(cfg);
 	r->reply = calloc(1, sizeof(*r->reply));
 	return r->headers && r->reply ? 0 : -ENOMEM;
@@ -114,17 +123,22 @@ static void rx_free_all(struct pw_notifier *n)
 void pw_nf_map_items(struct pw_notifier *n, const char *why)
 {
 	struct pw_nq_item *it = n->queue.head, *next;
+	uint64_t dropped = 0;
 
+	/* A queue file or a reload can orphan a million items: the first is named, the rest counted. */
 	for (; it; it = next) {
 		next = it->next;
 		if ((it->rx = rx_find(n, it->receiver)) >= 0)
 			continue;
-		pw_log(LOG_WARNING, "notifier: %s notification of %s for receiver %s dropped: %s", it->kind,
-		       pw_alert_name_str((enum pw_alert_name)it->alert), it->receiver, why);
+		if (dropped++ == 0)
+			pw_log(LOG_WARNING, "notifier: %s notification of %s for receiver %s dropped: %s",
+			       it->kind, pw_alert_name_str((enum pw_alert_name)it->alert), it->receiver, why);
 		pw_nq_remove(&n->queue, it);
 		pw_nq_item_free(it);
 		n->dirty = true;
 	}
+	if (dropped > 1)
+		pw_log(LOG_WARNING, "notifier: %" PRIu64 " more notifications dropped: %s", dropped - 1, why);
 }
 
 /* Install receivers (at start and on reconfigure): counters and repeat times follow the name; a
@@ -221,8 +235,8 @@ static int pw_nf_sleep_ms(const struct pw_notifier *n, int64_t now)
 		if (!r->easy && pw_nq_first_for(&n->queue, (int)i) && r->next_try_ns < until)
 			until = r->next_try_ns;
 		for (int a = 0; a < PW_ALERT_COUNT; a++)
-			if (n->firing[a] && r->last_sent_ns[a] + pw_nf_repeat_ns(n, r) < until)
-				until = r->last_sent_ns[a] + pw_nf_repeat_ns(n, r);
+			if (n->firing[a] && pw_nf_after(r->last_sent_ns[a], pw_nf_repeat_ns(n, r), 1) < until)
+				until = pw_nf_after(r->last_sent_ns[a], pw_nf_repeat_ns(n, r), 1);
 	}
 	return until <= now ? 0 : (int)((until - now + NS_PER_MS - 1) / NS_PER_MS);
 }

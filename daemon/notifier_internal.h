@@ -41,7 +41,8 @@ struct rx {
 	int64_t next_try_ns;                  /* monotonic: no attempt before */
 	int64_t backoff_ns;                   /* 0 after a success */
 	int64_t last_sent_ns[PW_ALERT_COUNT]; /* monotonic: last firing, repeat or push enqueued */
-	struct pw_ratelimit complain;
+	struct pw_ratelimit complain;         /* failed deliveries */
+	struct pw_ratelimit refuse_complain;  /* notifications the receiver refused (dropped) */
 };
 
 struct pw_notifier {
@@ -75,7 +76,10 @@ struct pw_notifier {
 
 /* notifier.c */
 int64_t pw_nf_repeat_ns(const struct pw_notifier *n, const struct rx *r); /* repeat or resend period */
-void pw_nf_abort(struct pw_notifier *n, struct rx *r);                    /* item stays queued */
+/* base + times x period (period, times >= 0), saturated at INT64_MAX: deadlines and endsAt from a
+ * configured duration, which may be as long as an int64_t holds. */
+int64_t pw_nf_after(int64_t base_ns, int64_t period_ns, int times);
+void pw_nf_abort(struct pw_notifier *n, struct rx *r);        /* item stays queued */
 void pw_nf_map_items(struct pw_notifier *n, const char *why); /* items to receiver indices; drop orphans */
 
 /* notify_policy.c */

@@ -75,7 +75,8 @@ static char *render(const struct pw_notifier *n, const struct rx *r, const struc
 	if (r->cfg.type == PW_RECEIVER_WEBHOOK)
 		return pw_am_webhook_render(&in, &r->source);
 	if (!resolved)
-		in.ends_real_ns = pw_real_ns() + AM_HOLD_RESENDS * pw_nf_repeat_ns(n, r);
+		in.ends_real_ns =
+		        pw_nf_after(pw_real_ns(), pw_nf_after(0, pw_nf_repeat_ns(n, r), AM_HOLD_RESENDS), 1);
 	return pw_am_api_render(&in, &r->source);
 }
 

@@ -52,7 +52,12 @@ static void describe(const struct rx *r, CURLcode code, long status, char *buf, 
 	else
 		snprintf(buf, size, "HTTP %ld%s%.100s", status, r->reply->answer_len ? ": " : "",
 		         r->reply->answer);
+	/* The receiver's words go to the log: its first line only, and no terminal escapes, bells or
+	 * other control characters (each shown as '?'). */
 	buf[strcspn(buf, "\r\n")] = '\0';
+	for (char *p = buf; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 }
 
 static void finish(struct pw_notifier *n, struct rx *r, CURLcode code)
@@ -86,8 +91,13 @@ static void finish(struct pw_notifier *n, struct rx *r, CURLcode code)
 	case PW_SEND_REJECTED:
 		r->stats.failed++;
 		r->backoff_ns = 0;
-		pw_log(LOG_WARNING, "notifier: %s refused the %s notification of %s (%s); dropped",
-		       r->cfg.name, it->kind, pw_alert_name_str((enum pw_alert_name)it->alert), what);
+		/* A receiver that refuses everything would otherwise log the whole queue, item by item. */
+		if (pw_ratelimit_allow(&r->refuse_complain, now, &suppressed))
+			pw_log(LOG_WARNING,
+			       "notifier: %s refused the %s notification of %s (%s); dropped (%" PRIu64
+			       " refusals not logged)",
+			       r->cfg.name, it->kind, pw_alert_name_str((enum pw_alert_name)it->alert), what,
+			       suppressed);
 		r->stats.dropped++;
 		pw_nq_remove(&n->queue, it);
 		pw_nq_item_free(it);

@@ -110,6 +110,9 @@ static bool digits(const char **p, int width, int *ret)
 	return true;
 }
 
+/* The largest |seconds| whose nanoseconds, plus a fraction of a second, fit an int64_t. */
+#define TIME_MAX_S ((INT64_MAX - NS) / NS)
+
 static int parse_rfc3339(const char *p, int64_t *ret_ns)
 {
 	struct tm tm = {0};
@@ -150,7 +153,11 @@ static int parse_rfc3339(const char *p, int64_t *ret_ns)
 	time_t t = timegm(&tm);
 	if (t == (time_t)-1 || tm.tm_mday != day) /* timegm normalizes Feb 30 to Mar 2 */
 		return -EINVAL;
-	*ret_ns = ((int64_t)t - offset_s) * NS + frac_ns;
+	/* Nanoseconds since 1970 in 64 bits reach only the years 1677 to 2262. */
+	int64_t unix_s = (int64_t)t - offset_s;
+	if (unix_s > TIME_MAX_S || unix_s < -TIME_MAX_S)
+		return -EINVAL;
+	*ret_ns = unix_s * NS + frac_ns;
 	return 0;
 }
 
@@ -161,9 +168,9 @@ static int parse_unix(const char *p, int64_t *ret_ns)
 	if (!isdigit((unsigned char)*p))
 		return -EINVAL;
 	for (; isdigit((unsigned char)*p); p++) {
-		if (sec > INT64_MAX / NS / 10)
-			return -EINVAL;
 		sec = sec * 10 + (*p - '0');
+		if (sec > TIME_MAX_S)
+			return -EINVAL;
 	}
 	if (*p == '.')
 		for (p++; isdigit((unsigned char)*p); p++, scale /= 10)

@@ -6,7 +6,7 @@ answered with 2xx as one JSON line in --log (path, headers, parsed body, time). 
 read from --control before every request, a JSON object that the test rewrites:
 
   {"mode": "ok"}                 200
-  {"mode": "error", "status": N} N (default 500), body "receiver told to fail"
+  {"mode": "error", "status": N} N (default 500), body "receiver told to fail" (or "body": TEXT)
   {"mode": "slow", "delay": S}   waits S seconds, then 200
   {"mode": "hang"}               reads the request and never answers (until the client gives up)
 
@@ -66,7 +66,7 @@ class Handler(BaseHTTPRequestHandler):
         mode = ctl.get("mode", "ok")
         append(self.server.args.attempts, {"path": self.path, "mode": mode, "time": time.time()})
         if mode == "error":
-            self.answer(int(ctl.get("status", 500)), "receiver told to fail\n")
+            self.answer(int(ctl.get("status", 500)), ctl.get("body", "receiver told to fail\n"))
             return
         if mode == "hang":
             time.sleep(3600)

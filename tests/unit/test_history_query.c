@@ -102,6 +102,10 @@ START_TEST(test_bad_queries)
 	        {"since", "2024-05-01T12:00:00", NULL, NULL, "since:"}, /* no zone */
 	        {"since", "2024-05-01T12:00:00Zjunk", NULL, NULL, "since:"},
 	        {"since", "12.5.3", NULL, NULL, "since:"},
+	        /* Beyond int64 nanoseconds (1677 to 2262): found by tests/fuzz/fuzz_history_query. */
+	        {"since", "3024-05-01T12:00:00.5Z", NULL, NULL, "since:"},
+	        {"since", "1024-05-01T12:00:00Z", NULL, NULL, "since:"},
+	        {"until", "9223372039", NULL, NULL, "until:"},
 	        {"since", "", NULL, NULL, "since: empty value"},
 	        {"since", NULL, NULL, NULL, "since: empty value"},
 	        {"until", "soon", NULL, NULL, "until: 'soon' is not a time"},
