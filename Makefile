@@ -41,7 +41,7 @@ test-asan:
 	CC=clang cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DPW_WERROR=ON -DPW_SANITIZE=address,undefined -DPW_TESTS=ON
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		ctest --output-on-failure -j $(JOBS) -LE 'stress|integration|scenario|live|build'
+		ctest --output-on-failure -j $(JOBS) -LE 'stress|integration|scenario|live|build|browser'
 
 # The libFuzzer harnesses (tests/fuzz, docs/fuzzing.md): clang only, ASan+UBSan.
 fuzz-build:
