@@ -153,7 +153,8 @@ pw_pool() {
 	done
 }
 
-# pw_wait_for SECONDS WHAT COMMAND...: poll COMMAND every 50 ms until it succeeds or time runs out.
+# pw_wait_for SECONDS WHAT COMMAND...: poll COMMAND every 50 ms (PW_WAIT_STEP seconds) until it succeeds
+# or time runs out.
 pw_wait_for() {
 	local deadline=$((SECONDS + $1)) what=$2
 	shift 2
@@ -162,7 +163,7 @@ pw_wait_for() {
 			echo "timed out after waiting for $what" >&2
 			return 1
 		}
-		sleep 0.05
+		sleep "${PW_WAIT_STEP:-0.05}"
 	done
 }
 

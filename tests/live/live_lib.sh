@@ -139,20 +139,10 @@ live_wait_quiet() {
 	live_wait_for "$2" "no active alert" _live_quiet "$1" 2>/dev/null || true
 }
 
-# live_wait_for SECONDS WHAT CMD...: pw_wait_for at one look a second. pw_wait_for's 20 looks a
-# second (a curl and a jq each) took 30% of this 2-CPU machine: the daemons learned the suite's own
-# polling as the host's normal load.
-live_wait_for() {
-	local deadline=$((SECONDS + $1)) what=$2
-	shift 2
-	until "$@"; do
-		[ $SECONDS -lt $deadline ] || {
-			echo "timed out after waiting for $what" >&2
-			return 1
-		}
-		live_sleep 1
-	done
-}
+# live_wait_for SECONDS WHAT CMD...: pw_wait_for at one look a second. Its 20 looks a second (a
+# curl and a jq each) took 30% of this 2-CPU machine: the daemons learned the suite's own polling
+# as the host's normal load.
+live_wait_for() { PW_WAIT_STEP=1 pw_wait_for "$@"; }
 
 _live_warm() { [ "$(curl -sf "${LIVE_URL[$1]}/status" | jq .detector.warm)" = true ]; }
 # live_wait_warm NAME: until daemon NAME's detector ends its warmup.
