@@ -174,7 +174,7 @@ static bool psi_has(const struct pw_sample *s, enum pw_psi_resource r)
  * stall by ten seconds); avg10 for the first reading. NAN without PSI. */
 static double psi_stall(struct pw_detector *d, const struct pw_sample *s, enum pw_psi_resource r)
 {
-	double pct = NAN;
+	double pct;
 
 	if (!psi_has(s, r)) {
 		d->psi_seen &= ~(1u << r);
@@ -287,11 +287,6 @@ static void learn_one(const struct pw_detector *d, struct pw_baseline *b, double
 		pw_baseline_update(b, x, dt, d->config.half_life_s);
 }
 
-static double rate_floor(const struct pw_baseline *b)
-{
-	return pw_rate_spread_floor(b);
-}
-
 /* How long the events before an excursion are remembered: a few seconds of a steady load. */
 #define BEFORE_HALF_LIFE_S 5.0
 
@@ -313,13 +308,12 @@ static void learn_cpus(struct pw_detector *d, const struct pw_sample *s, double 
 			pw_baseline_update(pw_cpu_event_before(d, id, k), pw_cpu_event_rate(c, k), dt,
 			                   BEFORE_HALF_LIFE_S);
 		if (!irq_frozen) {
-			learn_one(d, &d->cpu_irq[id], c->share[PW_MODE_IRQ] + c->share[PW_MODE_SOFTIRQ], dt,
-			          PW_SHARE_SPREAD_FLOOR);
+			learn_one(d, &d->cpu_irq[id], irq, dt, PW_SHARE_SPREAD_FLOOR);
 			pw_baseline_update(&d->cpu_irq_cost[id], pw_cpu_irq_cost(c), dt,
 			                   d->config.half_life_s);
 			for (int k = 0; k < PW_CPU_EVENT_KINDS; k++) {
 				struct pw_baseline *b = pw_cpu_event_baseline(d, id, k);
-				learn_one(d, b, pw_cpu_event_rate(c, k), dt, rate_floor(b));
+				learn_one(d, b, pw_cpu_event_rate(c, k), dt, pw_rate_spread_floor(b));
 			}
 		}
 		if (!sys_frozen)
@@ -341,7 +335,7 @@ static double signal_floor(enum pw_signal sig, const struct pw_baseline *b)
 	case PW_SIG_PSI_IO:
 		return 1.0; /* one percent of the time */
 	default:
-		return rate_floor(b);
+		return pw_rate_spread_floor(b);
 	}
 }
 
@@ -349,9 +343,10 @@ static double signal_floor(enum pw_signal sig, const struct pw_baseline *b)
  * resolves and the new level is compared with from now on. */
 static void adopt_rates(struct pw_detector *d)
 {
-	if (pw_baseline_learned(&d->recent_intr, 1))
-		d->host[PW_SIG_INTR_RATE].mean = d->recent_intr.mean,
+	if (pw_baseline_learned(&d->recent_intr, 1)) {
+		d->host[PW_SIG_INTR_RATE].mean = d->recent_intr.mean;
 		d->host[PW_SIG_INTR_RATE].var = d->recent_intr.var;
+	}
 	for (uint32_t i = 0; i < d->line_cap; i++) {
 		struct pw_line_baseline *l = &d->lines[i];
 		if (l->used && pw_baseline_learned(&l->recent, 1)) {
@@ -380,7 +375,7 @@ static void learn(struct pw_detector *d, const struct pw_now *now, double dt)
 	if (!rule_active(d, PW_ALERT_INTERRUPT_TIME_HIGH) && (s->derived.valid & PW_DERIVED_RATES))
 		for (int t = 0; t < PW_SOFTIRQ_COUNT; t++)
 			learn_one(d, &d->softirq[t], s->derived.softirq_rate[t], dt,
-			          rate_floor(&d->softirq[t]));
+			          pw_rate_spread_floor(&d->softirq[t]));
 	if (!rule_active(d, PW_ALERT_INTERRUPT_TIME_HIGH))
 		pw_baseline_update(&d->host_irq_cost, pw_host_irq_cost(now), dt, hl);
 	learn_cpus(d, s, dt);
@@ -392,7 +387,7 @@ static void learn(struct pw_detector *d, const struct pw_now *now, double dt)
 			continue;
 		pw_baseline_update(&slot->recent, lines[i].rate, dt, RECENT_HALF_LIFE_S);
 		if (!lines_frozen)
-			learn_one(d, &slot->rate, lines[i].rate, dt, rate_floor(&slot->rate));
+			learn_one(d, &slot->rate, lines[i].rate, dt, pw_rate_spread_floor(&slot->rate));
 	}
 	if (adopt_due(d, PW_ALERT_INTERRUPT_RATE_DROP))
 		adopt_rates(d);
