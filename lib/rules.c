@@ -199,9 +199,7 @@ static void host_added_events(const struct pw_detector *d, const struct pw_now *
  * MemorySwapping carry them). */
 static bool traffic_fires(const struct irq_verdict *v, double cpus, bool io_bound)
 {
-	bool block = v->added_block * 2 >= v->added_events;
-
-	return v->value * cpus >= IRQ_TRAFFIC_SHARE && !(io_bound && (block || v->added_block > 0));
+	return v->value * cpus >= IRQ_TRAFFIC_SHARE && !(io_bound && v->added_block > 0);
 }
 
 /* Traffic when the added events account for the added time at a plausible cost, or when the
