@@ -583,7 +583,7 @@ static void memory_words(struct pw_alert *a, const struct pw_ev_memory *ev, cons
 /* PSI (percent of the interval some task stalled) judged beside the CPU-time figures: iowait counts
  * only idle CPUs, so a busy host (a niced batch job on every CPU) hides a stalled disk from it; PSI
  * io does not. PSI memory shows reclaim and refault stalls that the swap counters miss. */
-#define PSI_IO_THRESHOLD 15.0 /* percent: some task waited on I/O that share of the interval */
+#define PSI_IO_THRESHOLD 10.0 /* percent: some task waited on I/O a tenth of the interval */
 #define PSI_IO_CRITICAL 50.0
 #define PSI_MEMORY_THRESHOLD 10.0 /* percent: a task waited on memory a tenth of the time */
 #define PSI_MEMORY_CRITICAL 40.0

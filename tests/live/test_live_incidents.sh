@@ -30,16 +30,18 @@ DESC[c]="5000 UDP packets/s in a private netns, then 3000 non-matching iptables 
 EXPECT[c]=InterruptTimeHigh WORDS[c]="softirq|NET_RX|interrupt"
 DESC[d]="4 KiB O_DIRECT writes, alone"
 EXPECT[d]=IoWaitHigh FORBID[d]=InterruptTimeHigh WORDS[d]="iowait|I/O"
-DESC[e]="4 KiB O_DIRECT writes beside a nice-19 CPU hog on every CPU (iowait hides, PSI io does not)"
+DESC[e]="2 x 4 KiB O_DIRECT writers beside a nice-19 CPU hog on every CPU (iowait hides, PSI io does not)"
 EXPECT[e]=IoWaitHigh FORBID[e]=InterruptTimeHigh WORDS[e]="iowait|I/O|pressure"
 DESC[f]="memory hog (600 MiB) in a 256 MiB memory cgroup with a 1 GiB swap file"
 EXPECT[f]=MemorySwapping FORBID[f]=InterruptTimeHigh WORDS[f]="swap"
 DESC[g]="pure user load on every CPU (silent)"
-FORBID[g]="*"
+# StealHigh is the hypervisor's, not the workload's: a busy neighbour on the CI host may steal 20%
+# at any moment (seen in c, d, e, f of one run), and it would be right to say so.
+FORBID[g]="*" ALLOW[g]=StealHigh
 DESC[h]="nice-19 CPU hog on every CPU (silent)"
-FORBID[h]="*"
+FORBID[h]="*" ALLOW[h]=StealHigh
 DESC[i]="O_DIRECT writes through the warmup and beyond, then stopped for good"
-ALLOW[i]=InterruptRateDrop FORBID[i]="*"
+ALLOW[i]=InterruptRateDrop,StealHigh FORBID[i]="*"
 
 live_require_root
 [ -z "$(live_missing curl jq python3)" ] || pw_skip "missing $(live_missing curl jq python3)"
@@ -90,7 +92,10 @@ case_e_setup() { case_d_setup; }
 case_e_start() {
 	local c
 	for c in $(seq "$CPUS"); do live_bg nice -n 19 "$LOAD" spin "$SECS"; done
+	# Two writers: one alone waits on the disk only ~10-25% of the time here, and under a noisy
+	# neighbour's steal less; two keep some task waiting most of the time, as a stalled disk does.
 	case_d_start
+	live_bg "$LOAD" dio "$DISK/dio2" "$SECS"
 }
 case_e_stop() { case_d_stop; }
 case_f_setup() {
