@@ -583,6 +583,8 @@ static void memory_words(struct pw_alert *a, const struct pw_ev_memory *ev, cons
 /* PSI (percent of the interval some task stalled) judged beside the CPU-time figures: iowait counts
  * only idle CPUs, so a busy host (a niced batch job on every CPU) hides a stalled disk from it; PSI
  * io does not. PSI memory shows reclaim and refault stalls that the swap counters miss. */
+/* PSI counts a task's waiting, iowait a CPU's idling: one task stalled 20% of the time is 10% iowait
+ * on 2 CPUs and 1.25% on 16, so the PSI gate sits at the task's 10%. */
 #define PSI_IO_THRESHOLD 10.0 /* percent: some task waited on I/O a tenth of the interval */
 #define PSI_IO_CRITICAL 50.0
 #define PSI_MEMORY_THRESHOLD 10.0 /* percent: a task waited on memory a tenth of the time */
