@@ -193,6 +193,7 @@ if [ -n "${i_stop:-}" ]; then
 	# Pending or firing, InterruptRateDrop comes within pending + 2 intervals; then it must end.
 	live_sleep $((LIVE_ALERT_FOR + 5))
 	live_wait_quiet drop "$LIVE_DROP_WAIT"
+	live_sleep 1 # the poller's log catches up with what the wait saw (a 250 ms race)
 	judge i drop "$i_start" "" "$i_stop" "$i_stop" "$(live_now)"
 	live_daemon_stop drop
 fi
