@@ -296,14 +296,22 @@ static void learn_cpus(struct pw_detector *d, const struct pw_sample *s, double 
 	bool irq_frozen = rule_active(d, PW_ALERT_INTERRUPT_TIME_HIGH);
 	bool sys_frozen = rule_active(d, PW_ALERT_SYSTEM_TIME_HIGH);
 
+	/* The events before an excursion stop learning on every CPU while any CPU is in one: traffic
+	 * that moves to another CPU is not new traffic. */
+	bool excursion = false;
+	for (uint32_t id = 0; id < s->cpu_cap && id < d->cpu_cap; id++) {
+		const struct pw_cpu_sample *c = &cpus[id];
+		const struct pw_rule_config *rc = &d->config.rules[PW_ALERT_INTERRUPT_TIME_HIGH];
+		excursion |=
+		        (c->derived_valid & PW_DERIVED_SHARES) && pw_baseline_learned(&d->cpu_irq[id], 1) &&
+		        pw_baseline_score(&d->cpu_irq[id], c->share[PW_MODE_IRQ] + c->share[PW_MODE_SOFTIRQ],
+		                          PW_SHARE_SPREAD_FLOOR) >= rc->sigmas;
+	}
 	for (uint32_t id = 0; id < s->cpu_cap && id < d->cpu_cap; id++) {
 		const struct pw_cpu_sample *c = &cpus[id];
 		if (!(c->derived_valid & PW_DERIVED_SHARES))
 			continue;
 		double irq = c->share[PW_MODE_IRQ] + c->share[PW_MODE_SOFTIRQ];
-		const struct pw_rule_config *rc = &d->config.rules[PW_ALERT_INTERRUPT_TIME_HIGH];
-		bool excursion = pw_baseline_learned(&d->cpu_irq[id], 1) &&
-		                 pw_baseline_score(&d->cpu_irq[id], irq, PW_SHARE_SPREAD_FLOOR) >= rc->sigmas;
 		for (int k = 0; k < PW_CPU_EVENT_KINDS && !excursion; k++)
 			pw_baseline_update(pw_cpu_event_before(d, id, k), pw_cpu_event_rate(c, k), dt,
 			                   BEFORE_HALF_LIFE_S);

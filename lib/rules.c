@@ -156,17 +156,37 @@ struct irq_verdict {
 /* Events added on one CPU since before its handler time rose (the short-memory level that stops
  * learning during an excursion: a steady load that got dearer adds none), and how many of them are
  * block completions. */
-static void cpu_added_events(const struct pw_detector *d, uint32_t id, const struct pw_cpu_sample *c,
-                             struct irq_verdict *v)
+static double before_level(const struct pw_detector *d, uint32_t id, int k)
+{
+	const struct pw_baseline *b = pw_cpu_event_before(d, id, k)->learned_s > 0
+	                                      ? pw_cpu_event_before(d, id, k)
+	                                      : pw_cpu_event_baseline(d, id, k);
+	return b->learned_s > 0 ? b->mean : 0;
+}
+
+/* Events of kind k added on the whole host since before the excursion: what moved from one CPU to
+ * another (a receiver that migrated) adds nothing. */
+static double host_added(const struct pw_detector *d, const struct pw_sample *s, int k)
+{
+	const struct pw_cpu_sample *cpus = pw_sample_cpus_const(s);
+	double now = 0, before = 0;
+
+	for (uint32_t id = 0; id < s->ncpu && id < s->cpu_cap && id < d->cpu_cap; id++) {
+		double rate = pw_cpu_event_rate(&cpus[id], k);
+		now += isfinite(rate) ? rate : 0;
+		before += before_level(d, id, k);
+	}
+	return now > before ? now - before : 0;
+}
+
+static void cpu_added_events(const struct pw_detector *d, const struct pw_sample *s, uint32_t id,
+                             const struct pw_cpu_sample *c, struct irq_verdict *v)
 {
 	for (int k = 0; k < PW_CPU_EVENT_KINDS; k++) {
-		const struct pw_baseline *b = pw_cpu_event_before(d, id, k)->learned_s > 0
-		                                      ? pw_cpu_event_before(d, id, k)
-		                                      : pw_cpu_event_baseline(d, id, k);
 		double rate = pw_cpu_event_rate(c, k);
 		if (!isfinite(rate))
 			continue;
-		double added = b->learned_s > 0 ? rate - b->mean : rate;
+		double added = fmin(rate - before_level(d, id, k), host_added(d, s, k));
 		if (added <= 0)
 			continue;
 		v->added_events += added;
@@ -238,7 +258,7 @@ static int irq_where(const struct pw_detector *d, const struct pw_now *now, cons
 		    (where >= -1 && irq <= ret->value))
 			continue;
 		struct irq_verdict v = {.value = irq, .added_time = irq - d->cpu_irq[id].mean};
-		cpu_added_events(d, id, c, &v);
+		cpu_added_events(d, s, id, c, &v);
 		classify(&v, &d->cpu_irq_cost[id], pw_cpu_irq_cost(c), pw_warmup_s(d));
 		if (v.traffic && !traffic_fires(&v, 1, io_bound))
 			continue;
