@@ -179,14 +179,14 @@ static double host_added(const struct pw_detector *d, const struct pw_sample *s,
 	return now > before ? now - before : 0;
 }
 
-static void cpu_added_events(const struct pw_detector *d, const struct pw_sample *s, uint32_t id,
+static void cpu_added_events(const struct pw_detector *d, const double host[PW_CPU_EVENT_KINDS], uint32_t id,
                              const struct pw_cpu_sample *c, struct irq_verdict *v)
 {
 	for (int k = 0; k < PW_CPU_EVENT_KINDS; k++) {
 		double rate = pw_cpu_event_rate(c, k);
 		if (!isfinite(rate))
 			continue;
-		double added = fmin(rate - before_level(d, id, k), host_added(d, s, k));
+		double added = fmin(rate - before_level(d, id, k), host[k]);
 		if (added <= 0)
 			continue;
 		v->added_events += added;
@@ -247,6 +247,11 @@ static int irq_where(const struct pw_detector *d, const struct pw_now *now, cons
 	bool io_bound = pw_rule_io_stall_holds(d, now) || pw_rule_memory_holds(d, now);
 	bool per_cpu = false;
 	int where = -2;
+	double host[PW_CPU_EVENT_KINDS];
+
+	/* Once per sample, not per CPU judged: each sum runs over all CPUs. */
+	for (int k = 0; k < PW_CPU_EVENT_KINDS; k++)
+		host[k] = host_added(d, s, k);
 
 	for (uint32_t id = 0; id < s->ncpu && id < s->cpu_cap && id < d->cpu_cap; id++) {
 		const struct pw_cpu_sample *c = &cpus[id];
@@ -258,7 +263,7 @@ static int irq_where(const struct pw_detector *d, const struct pw_now *now, cons
 		    (where >= -1 && irq <= ret->value))
 			continue;
 		struct irq_verdict v = {.value = irq, .added_time = irq - d->cpu_irq[id].mean};
-		cpu_added_events(d, s, id, c, &v);
+		cpu_added_events(d, host, id, c, &v);
 		classify(&v, &d->cpu_irq_cost[id], pw_cpu_irq_cost(c), pw_warmup_s(d));
 		if (v.traffic && !traffic_fires(&v, 1, io_bound))
 			continue;
