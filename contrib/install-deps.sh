@@ -6,9 +6,10 @@ set -euo pipefail
 build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev libsystemd-dev
 	libinih-dev zlib1g-dev libcurl4-gnutls-dev libcrypt-dev libgnutls28-dev)
 # iproute2, iptables and util-linux (mkswap, swapon, fallocate): the live incidents (tests/live);
-# chromium: the /ui test. netdata (bench only): bench/netdata.sh runs it beside perfwatchd.
+# chromium: the /ui test; faketime: the wall clock stepped under the daemon (test_faults_clock).
+# netdata (bench only): bench/netdata.sh runs it beside perfwatchd.
 test_pkgs=(check clang clang-format libclang-rt-14-dev curl jq python3 prometheus prometheus-alertmanager
-	gzip openssl systemd iproute2 iptables util-linux chromium)
+	gzip openssl systemd iproute2 iptables util-linux chromium faketime)
 case "${1:-build}" in
 build) pkgs=("${build_pkgs[@]}") ;;
 test) pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;

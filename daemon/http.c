@@ -130,6 +130,12 @@ static enum MHD_Result serve_metrics(struct pw_http *h, struct MHD_Connection *c
 		pw_notifier_stats(h->notifier, &h->notify);
 		self.notify = &h->notify;
 	}
+	struct pw_files_stats files = {0};
+	if (h->watcher)
+		pw_watcher_files(h->watcher, &files);
+	if (h->notifier)
+		pw_notifier_file_stats(h->notifier, &files.file[PW_FILE_NOTIFICATIONS]);
+	self.files = &files;
 	pw_outbuf_reset(&h->body);
 	if (pw_prom_render(&h->body, latest(h), &options, &self) < 0)
 		return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");

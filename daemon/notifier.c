@@ -222,6 +222,8 @@ static void publish_stats(struct pw_notifier *n)
 	for (const struct pw_nq_item *it = n->queue.head; it; it = it->next)
 		if (it->rx >= 0 && (uint32_t)it->rx < n->published.nreceivers)
 			n->published.receivers[it->rx].queued++;
+	n->file_published = (struct pw_file_stats){
+	        .configured = n->state_dir != NULL, .failing = n->save_failing, .errors = n->save_errors};
 	pthread_mutex_unlock(&n->lock);
 }
 
@@ -238,6 +240,8 @@ static int pw_nf_sleep_ms(const struct pw_notifier *n, int64_t now)
 			if (n->firing[a] && pw_nf_after(r->last_sent_ns[a], pw_nf_repeat_ns(n, r), 1) < until)
 				until = pw_nf_after(r->last_sent_ns[a], pw_nf_repeat_ns(n, r), 1);
 	}
+	if (n->save_failing && now + SAVE_RETRY_MS * NS_PER_MS < until)
+		until = now + SAVE_RETRY_MS * NS_PER_MS;
 	return until <= now ? 0 : (int)((until - now + NS_PER_MS - 1) / NS_PER_MS);
 }
 
@@ -351,6 +355,13 @@ void pw_notifier_stats(struct pw_notifier *n, struct pw_notify_stats *ret)
 {
 	pthread_mutex_lock(&n->lock);
 	*ret = n->published;
+	pthread_mutex_unlock(&n->lock);
+}
+
+void pw_notifier_file_stats(struct pw_notifier *n, struct pw_file_stats *ret)
+{
+	pthread_mutex_lock(&n->lock);
+	*ret = n->file_published;
 	pthread_mutex_unlock(&n->lock);
 }
 

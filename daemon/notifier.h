@@ -7,6 +7,7 @@
 #define PW_NOTIFIER_H
 
 #include "alert.h"
+#include "files_stats.h"
 #include "notify_stats.h"
 #include "receiver.h"
 
@@ -44,6 +45,9 @@ int pw_notifier_reconfigure(struct pw_notifier *notifier, const struct pw_receiv
 
 /* Any thread: a copy of the delivery counters. */
 void pw_notifier_stats(struct pw_notifier *notifier, struct pw_notify_stats *ret);
+
+/* Any thread: how saving the queue to the state dir fares (not configured without a state dir). */
+void pw_notifier_file_stats(struct pw_notifier *notifier, struct pw_file_stats *ret);
 
 /* Stop within a moment: transfers in flight are aborted (their notifications stay queued), the
  * queue is saved to the state dir, the thread joined. Idempotent. */

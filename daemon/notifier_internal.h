@@ -28,6 +28,9 @@
  * a few lost pushes do not resolve it, and a perfwatchd that died resolves within minutes. */
 #define AM_HOLD_RESENDS 4
 #define COMPLAIN_PERIOD_NS (60 * NS_PER_S)
+/* A queue save that failed (disk full, read-only, directory gone) is tried again this soon, also
+ * when nothing else wakes the thread, so the file catches up once the disk does. */
+#define SAVE_RETRY_MS 1000
 
 struct rx {
 	struct pw_receiver cfg;
@@ -53,6 +56,7 @@ struct pw_notifier {
 	uint64_t inbox_lost;
 	struct pw_receivers *pending; /* a reconfigure not applied yet */
 	struct pw_notify_stats published;
+	struct pw_file_stats file_published; /* the queue file's saves */
 	atomic_bool stop;
 	CURLM *multi; /* curl_multi_wakeup is the one call other threads make on it */
 
@@ -66,7 +70,9 @@ struct pw_notifier {
 	char instance[256], external_url[256];
 	int64_t webhook_repeat_ns, am_resend_ns;
 	char *state_dir;
-	bool dirty; /* the queue changed since it was saved */
+	bool dirty;        /* the queue changed since it was saved */
+	bool save_failing; /* and the last save failed: retried within SAVE_RETRY_MS */
+	uint64_t save_errors;
 	uint64_t rng;
 	struct pw_ratelimit drop_complain, save_complain;
 	struct pw_alert_event events[INBOX_CAP]; /* the inbox, taken */

@@ -103,6 +103,9 @@ void pw_nf_on_event(struct pw_notifier *n, const struct pw_alert_event *ev)
 		return;
 	if (ev->resolved && n->firing[a->name]) {
 		n->firing[a->name] = false;
+		/* Its times as the detector has them now: moved with a wall clock step since it fired. */
+		n->alerts[a->name].started_real_ns = a->started_real_ns;
+		n->alerts[a->name].fired_real_ns = a->fired_real_ns;
 		notify_all(n, &n->alerts[a->name], true, ev->real_ns);
 	} else if (!ev->resolved && a->state == PW_ALERT_FIRING && ev->from != PW_ALERT_FIRING) {
 		n->firing[a->name] = true;
@@ -153,8 +156,20 @@ void pw_nf_save(struct pw_notifier *n)
 	                             sizeof(err)) == 0)
 		n->dirty = false;
 	free(text);
-	if (n->dirty && pw_ratelimit_allow(&n->save_complain, pw_mono_ns(), &suppressed))
-		pw_log(LOG_WARNING, "notifier: cannot save the queue: %s; retrying", err);
+	if (!n->dirty) {
+		if (n->save_failing)
+			pw_log(LOG_NOTICE, "notifier: queue saved to %s/%s again", n->state_dir,
+			       PW_NOTIFY_QUEUE_FILE);
+		n->save_failing = false;
+		return;
+	}
+	n->save_errors++;
+	n->save_failing = true;
+	if (pw_ratelimit_allow(&n->save_complain, pw_mono_ns(), &suppressed))
+		pw_log(LOG_WARNING,
+		       "notifier: cannot save the queue: %s; retrying every second (%" PRIu64
+		       " failures not logged)",
+		       err, suppressed);
 }
 
 void pw_nf_load(struct pw_notifier *n)

@@ -1,6 +1,8 @@
 /* recorder.c — the flight recorder's file: header once, then one write per sample. A write that
  * fails (disk full, EIO) is undone with ftruncate so the file never holds half a record in its
- * middle, and the next record is a keyframe that needs nothing before it. */
+ * middle, and the next record is a keyframe that needs nothing before it. A file removed or moved
+ * away while open is noticed within a second and a new one started at the path, so samples do not
+ * go on into a file nobody can see (which, on a full disk, holds its space until we exit). */
 #include "recorder.h"
 
 #include "log.h"
@@ -8,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,19 +19,27 @@
 #include <unistd.h>
 
 #define NS_PER_S INT64_C(1000000000)
-#define RETRY_NS (60 * NS_PER_S) /* how often a file that cannot be opened is tried again */
+/* How often a file that cannot be opened is tried again, and how often the path is checked to
+ * still name the open file: a second of sample time (one stat or open; the complaints about it go
+ * out at most once a minute). */
+#define RETRY_NS NS_PER_S
 
 struct pw_recorder {
 	char *path;
 	struct pw_rec_header hdr;
 	struct pw_rec_encoder *enc;
-	int fd;           /* -1: not open */
-	off_t good_end;   /* end of the last record that reached the file; 0: no header yet */
-	bool failing;     /* the last write failed */
-	int64_t retry_ns; /* sample time of the next open attempt; -1: a minute after the first sample */
+	int fd;                   /* -1: not open */
+	off_t good_end;           /* end of the last record that reached the file; 0: no header yet */
+	bool failing;             /* the last write failed */
+	bool complained_at_start; /* the open at start failed and said so */
+	int64_t retry_ns; /* sample time of the next open attempt; -1: a second after the first sample */
+	int64_t check_ns; /* sample time of the next check that the path still names the open file */
 	uint64_t written; /* samples recorded by this run */
 	uint64_t lost;    /* samples not recorded */
 	struct pw_ratelimit complain;
+	/* For /metrics (pw_recorder_stats, any thread): copies of lost and of "not writing now". */
+	atomic_uint_fast64_t lost_shared;
+	atomic_bool failing_shared;
 };
 
 /* Something is in the file that appending would damage or misrepresent: refuse it (the caller
@@ -166,16 +177,19 @@ struct pw_recorder *pw_recorder_open(const char *path, const struct pw_rec_heade
 			pw_recorder_free(rec);
 			return NULL;
 		}
-		pw_log(LOG_ERR, "record %s: %s; sampling goes on unrecorded, trying again every minute", path,
+		pw_log(LOG_ERR, "record %s: %s; sampling goes on unrecorded, trying again every second", path,
 		       why);
+		rec->complained_at_start = true;
+		atomic_store(&rec->failing_shared, true);
 	}
 	return rec;
 }
 
-/* Not open: try again once a minute of sample time. True when the file is open now. */
+/* Not open: try again once a second of sample time. True when the file is open now. */
 static bool reopen(struct pw_recorder *rec, int64_t now_ns)
 {
 	char why[1200];
+	uint64_t suppressed = 0;
 	bool refused;
 
 	if (rec->retry_ns < 0)
@@ -186,10 +200,39 @@ static bool reopen(struct pw_recorder *rec, int64_t now_ns)
 	if (open_file(rec, why, sizeof(why), &refused) == 0) {
 		pw_log(LOG_NOTICE, "record %s: open now, recording (%" PRIu64 " samples were not recorded)",
 		       rec->path, rec->lost);
+		rec->check_ns = now_ns + RETRY_NS;
 		return true;
 	}
-	pw_log(LOG_ERR, "record %s: %s; trying again in a minute", rec->path, why);
+	if (rec->complained_at_start) { /* that was the first complaint: the next a minute later */
+		rec->complain.used = true;
+		rec->complain.last_ns = now_ns;
+		rec->complained_at_start = false;
+	}
+	if (pw_ratelimit_allow(&rec->complain, now_ns, &suppressed))
+		pw_log(LOG_ERR,
+		       "record %s: %s; %" PRIu64 " samples not recorded so far, trying again every second",
+		       rec->path, why, rec->lost);
 	return false;
+}
+
+/* Once a second: the open file must still be the one at the path. Removed (its directory too) or
+ * moved away, it is closed, and a new file is started at the path (or tried each second). */
+static void check_path(struct pw_recorder *rec, int64_t now_ns)
+{
+	struct stat open_st, path_st;
+
+	if (now_ns < rec->check_ns)
+		return;
+	rec->check_ns = now_ns + RETRY_NS;
+	if (fstat(rec->fd, &open_st) == 0 && stat(rec->path, &path_st) == 0 &&
+	    open_st.st_dev == path_st.st_dev && open_st.st_ino == path_st.st_ino)
+		return;
+	pw_log(LOG_WARNING, "record %s: the file was removed or moved away; starting a new one there",
+	       rec->path);
+	fdatasync(rec->fd); /* what it holds is someone else's now: as at shutdown */
+	close(rec->fd);
+	rec->fd = -1;
+	rec->retry_ns = now_ns; /* at once */
 }
 
 /* A write that did not complete: take back what reached the file, and start the next record afresh. */
@@ -205,6 +248,8 @@ static void write_failed(struct pw_recorder *rec, int err, int64_t now_ns)
 	pw_rec_encoder_resync(rec->enc, !rec->written);
 	rec->lost++;
 	rec->failing = true;
+	atomic_store(&rec->lost_shared, rec->lost);
+	atomic_store(&rec->failing_shared, true);
 	if (pw_ratelimit_allow(&rec->complain, now_ns, &suppressed))
 		pw_log(LOG_ERR,
 		       "record %s: cannot write: %s; %" PRIu64 " samples not recorded so far, sampling "
@@ -239,8 +284,12 @@ void pw_recorder_write(struct pw_recorder *rec, const struct pw_sample *s)
 
 	if (!rec)
 		return;
+	if (rec->fd >= 0)
+		check_path(rec, s->mono_ns);
 	if (rec->fd < 0 && !reopen(rec, s->mono_ns)) {
 		rec->lost++;
+		atomic_store(&rec->lost_shared, rec->lost);
+		atomic_store(&rec->failing_shared, true);
 		return;
 	}
 	if ((r = pw_rec_encode(rec->enc, s, &buf, &len)) < 0) {
@@ -263,6 +312,16 @@ void pw_recorder_write(struct pw_recorder *rec, const struct pw_sample *s)
 		pw_log(LOG_NOTICE, "record %s: writing again (%" PRIu64 " samples were not recorded)",
 		       rec->path, rec->lost);
 	rec->failing = false;
+	atomic_store(&rec->failing_shared, false);
+}
+
+void pw_recorder_stats(const struct pw_recorder *rec, struct pw_file_stats *ret)
+{
+	*ret = (struct pw_file_stats){.configured = rec != NULL};
+	if (!rec)
+		return;
+	ret->errors = atomic_load(&((struct pw_recorder *)rec)->lost_shared);
+	ret->failing = atomic_load(&((struct pw_recorder *)rec)->failing_shared);
 }
 
 void pw_recorder_free(struct pw_recorder *rec)

@@ -1,10 +1,12 @@
 /* recorder.h — the flight recorder's writer: appends every sample the detector thread judges to a
  * recording (lib/recording.h). Blocking file I/O, so it runs on the detector's thread, never the
- * sampler's. A failed write is logged at most once a minute and retried with the next sample;
- * sampling and detection go on. */
+ * sampler's. A failed write is logged at most once a minute and retried with the next sample; a
+ * file that cannot be opened, or was removed, is tried again every second; sampling and detection
+ * go on. */
 #ifndef PW_RECORDER_H
 #define PW_RECORDER_H
 
+#include "files_stats.h"
 #include "recording.h"
 
 #include <stddef.h>
@@ -21,6 +23,10 @@ struct pw_recorder *pw_recorder_open(const char *path, const struct pw_rec_heade
 
 /* Append s (the detector thread, samples in order). NULL recorder: does nothing. */
 void pw_recorder_write(struct pw_recorder *rec, const struct pw_sample *s);
+
+/* Samples not recorded so far and whether recording fails now, for /metrics. Any thread; NULL
+ * recorder: not configured. */
+void pw_recorder_stats(const struct pw_recorder *rec, struct pw_file_stats *ret);
 
 /* Close (after the detector thread stopped). NULL: nothing. */
 void pw_recorder_free(struct pw_recorder *rec);

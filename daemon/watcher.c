@@ -40,6 +40,8 @@ struct persistence {
 	int64_t last_save_ns; /* sample time of the last save; 0 before the first sample */
 	void *buf;            /* pw_detector_state_size() bytes to save into */
 	struct pw_ratelimit complain;
+	atomic_uint_fast64_t errors; /* saves that failed; read by /metrics */
+	atomic_bool failing;         /* the last save failed */
 };
 
 struct pw_watcher {
@@ -141,13 +143,20 @@ static void save_state(struct pw_watcher *w, int64_t now_ns, bool final)
 
 	st->last_save_ns = now_ns;
 	if (len >= 0 && pw_state_write(st->dir, st->buf, (size_t)len, err, sizeof(err)) == 0) {
-		pw_log(LOG_DEBUG, "baselines saved to %s/%s", st->dir, PW_STATE_FILE);
+		pw_log(atomic_load(&st->failing) ? LOG_NOTICE : LOG_DEBUG, "baselines saved to %s/%s",
+		       st->dir, PW_STATE_FILE);
+		atomic_store(&st->failing, false);
 		return;
 	}
+	atomic_fetch_add(&st->errors, 1);
+	atomic_store(&st->failing, true);
 	if (len < 0)
 		snprintf(err, sizeof(err), "cannot encode the baselines: %s", strerror(-len));
 	if (final || pw_ratelimit_allow(&st->complain, now_ns, &suppressed))
-		pw_log(LOG_WARNING, "state file: %s; baselines not saved, the previous file stays", err);
+		pw_log(LOG_WARNING,
+		       "state file: %s; baselines not saved, the previous file stays (%" PRIu64
+		       " failed saves not logged)",
+		       err, suppressed);
 }
 
 /* After each sample: save when the period is up. */
@@ -385,6 +394,18 @@ static void *watcher_main(void *arg)
 			save_state(w, w->state.last_save_ns, true);
 	}
 	return NULL;
+}
+
+void pw_watcher_files(const struct pw_watcher *w, struct pw_files_stats *ret)
+{
+	struct pw_file_stats *b = &ret->file[PW_FILE_BASELINES];
+
+	*b = (struct pw_file_stats){.configured = w->state.dir != NULL};
+	if (b->configured) {
+		b->errors = atomic_load(&((struct pw_watcher *)w)->state.errors);
+		b->failing = atomic_load(&((struct pw_watcher *)w)->state.failing);
+	}
+	pw_recorder_stats(w->recorder, &ret->file[PW_FILE_RECORDING]);
 }
 
 void pw_watcher_record(struct pw_watcher *w, struct pw_recorder *recorder)

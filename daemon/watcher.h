@@ -5,6 +5,7 @@
 #define PW_WATCHER_H
 
 #include "detector.h"
+#include "files_stats.h"
 #include "sampler.h"
 
 struct pw_watcher;
@@ -45,6 +46,10 @@ void pw_watcher_free(struct pw_watcher *watcher);
  * pw_detector_reconfigure at once (it is woken) and before it judges any further sample, keeping baselines
  * and alert state. config is copied; when several arrive before that, the last wins. */
 void pw_watcher_reconfigure(struct pw_watcher *watcher, const struct pw_detector_config *config);
+
+/* Any thread: how the baselines file and the recording fare (write errors, failing now) into
+ * ret->file[PW_FILE_BASELINES] and [PW_FILE_RECORDING]; the other entries are left alone. */
+void pw_watcher_files(const struct pw_watcher *watcher, struct pw_files_stats *ret);
 
 /* Any thread: the newest published view into ret. False before the first sample was judged. */
 bool pw_watcher_view(const struct pw_watcher *watcher, struct pw_detector_view *ret);

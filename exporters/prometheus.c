@@ -1049,6 +1049,8 @@ int pw_prom_render(struct pw_outbuf *out, const struct pw_sample *sample,
 		pw_http_prom_render(out, r.om, self->http);
 	if (self && self->notify)
 		pw_notify_prom_render(out, r.om, self->notify);
+	if (self && self->files)
+		pw_files_prom_render(out, r.om, self->files);
 	if (r.om)
 		PUT_LIT(out, "# EOF\n");
 	return pw_outbuf_ok(out) ? 0 : -ENOMEM;

@@ -7,6 +7,7 @@
 #define PW_PROMETHEUS_H
 
 #include "detector.h"
+#include "files_stats.h"
 #include "http_stats.h"
 #include "notify_stats.h"
 #include "outbuf.h"
@@ -25,6 +26,7 @@ struct pw_prom_self {
 	const struct pw_detector_view *detector; /* alerts and baselines, or NULL: detector off */
 	const struct pw_notify_stats *notify;    /* deliveries, or NULL: no receivers */
 	const struct pw_http_stats *http;        /* cut connections, refused logins, or NULL */
+	const struct pw_files_stats *files;      /* own files' write errors, or NULL */
 };
 
 struct pw_prom_options {

@@ -623,6 +623,41 @@ START_TEST(test_http_stats)
 }
 END_TEST
 
+/* The own-files families: series only for the configured files, failing as 0/1, both formats. */
+START_TEST(test_files_stats)
+{
+	struct pw_files_stats files = {
+	        .file = {
+	                [PW_FILE_BASELINES] = {.configured = true, .errors = 4},
+	                [PW_FILE_RECORDING] = {.configured = true, .failing = true, .errors = 17},
+	        }};
+	struct pw_prom_self self = {.version = "1", .files = &files};
+	struct pw_files_stats none = {0};
+	char *text = render_self_only(&self, PW_PROM_TEXT);
+	struct pw_outbuf out;
+
+	ck_assert_ptr_nonnull(strstr(text, "# TYPE perfwatch_file_write_errors_total counter\n"
+	                                   "perfwatch_file_write_errors_total{file=\"baselines\"} 4\n"
+	                                   "perfwatch_file_write_errors_total{file=\"recording\"} 17\n"));
+	ck_assert_ptr_nonnull(strstr(text, "# TYPE perfwatch_file_write_failing gauge\n"
+	                                   "perfwatch_file_write_failing{file=\"baselines\"} 0\n"
+	                                   "perfwatch_file_write_failing{file=\"recording\"} 1\n"));
+	ck_assert_ptr_null(strstr(text, "notifications"));
+	free(text);
+	text = render_self_only(&self, PW_PROM_OPENMETRICS);
+	ck_assert_ptr_nonnull(strstr(text, "# TYPE perfwatch_file_write_errors counter\n"));
+	ck_assert_ptr_nonnull(strstr(text, "perfwatch_file_write_errors_total{file=\"recording\"} 17\n"));
+	free(text);
+	/* No file configured: no banner either. */
+	pw_outbuf_init(&out);
+	pw_files_prom_render(&out, false, &none);
+	pw_files_prom_render(&out, false, NULL);
+	ck_assert_uint_eq(out.len, 0);
+	pw_outbuf_done(&out);
+	ck_assert_str_eq(pw_own_file_str(PW_FILE_NOTIFICATIONS), "notifications");
+}
+END_TEST
+
 START_TEST(test_detector)
 {
 	struct pw_sample *s = make_sample();
@@ -747,6 +782,7 @@ static Suite *prometheus_suite(void)
 	tcase_add_test(core, test_negotiate_long);
 	tcase_add_test(core, test_detector);
 	tcase_add_test(core, test_http_stats);
+	tcase_add_test(core, test_files_stats);
 	tcase_add_test(core, test_detector_quiet);
 	tcase_add_test(malformed, test_out_of_memory);
 	tcase_add_test(promtool, test_promtool);
