@@ -45,6 +45,7 @@ static void enqueue(struct pw_notifier *n, int rx, enum pw_alert_name alert, con
 		return;
 	}
 	it->rx = rx;
+	it->enqueued_mono_ns = pw_mono_ns(); /* the latency this run measures: immune to clock steps */
 	if (r->cfg.type == PW_RECEIVER_ALERTMANAGER)
 		for (old = n->queue.head; old; old = next) {
 			next = old->next;

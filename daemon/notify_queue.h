@@ -21,7 +21,8 @@ struct pw_nq_item {
 	bool in_flight;
 	uint32_t attempts;
 	int64_t enqueued_real_ns;
-	char *body; /* NUL-terminated JSON, owned */
+	int64_t enqueued_mono_ns; /* 0: read back from the file (another boot's monotonic clock) */
+	char *body;               /* NUL-terminated JSON, owned */
 };
 
 struct pw_nq {

@@ -60,6 +60,16 @@ static void describe(const struct rx *r, CURLcode code, long status, char *buf, 
 			*p = '?';
 }
 
+/* From enqueue to delivery on the monotonic clock, so a wall clock step is no latency; an item read
+ * back from the queue file (another run, perhaps another boot) has only its wall time. */
+static double latency_seconds(const struct pw_nq_item *it)
+{
+	if (it->enqueued_mono_ns)
+		return (double)(pw_mono_ns() - it->enqueued_mono_ns) / 1e9;
+	int64_t waited = pw_real_ns() - it->enqueued_real_ns;
+	return waited > 0 ? (double)waited / 1e9 : 0.0;
+}
+
 static void finish(struct pw_notifier *n, struct rx *r, CURLcode code)
 {
 	struct pw_nq_item *it = r->item;
@@ -78,7 +88,7 @@ static void finish(struct pw_notifier *n, struct rx *r, CURLcode code)
 	switch (pw_send_outcome(code, status)) {
 	case PW_SEND_OK:
 		r->stats.sent++;
-		pw_notify_observe_latency(&r->stats, (double)(pw_real_ns() - it->enqueued_real_ns) / 1e9);
+		pw_notify_observe_latency(&r->stats, latency_seconds(it));
 		pw_log(LOG_DEBUG, "notifier: %s: %s of %s delivered", r->cfg.name, it->kind,
 		       pw_alert_name_str((enum pw_alert_name)it->alert));
 		if (r->backoff_ns)

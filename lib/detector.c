@@ -7,6 +7,7 @@
 #include <string.h>
 
 #define NS_PER_S 1e9
+#define WALL_STEP_MIN_NS INT64_C(1000000000)
 
 static const char *const alert_names[PW_ALERT_COUNT] = {
         "InterruptTimeHigh", "CpuFrequencyLow", "InterruptRateDrop", "MemorySwapping",
@@ -474,6 +475,40 @@ static void step(struct pw_detector *d, enum pw_alert_name name, enum pw_verdict
 		     s->real_ns);
 }
 
+/* a + b, saturated: sample times are checked to ±2^62 ns, so a difference of two may not fit. */
+static int64_t add_sat(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return b > 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
+/* The wall clock stepped between the previous sample and s (settimeofday, an NTP step): the
+ * active alerts' wall times move with it, so that started <= fired <= resolved still holds, their
+ * spans are what the monotonic clock measured, and a resolution's time is the clock's time then
+ * (Alertmanager refuses an endsAt before startsAt, and resolves at endsAt). Slewing (chrony
+ * changes the rate by up to 8.3%) is not a step: only a gap over 1 s + 10% of the interval is. */
+static void follow_wall_clock(struct pw_detector *d, const struct pw_sample *s)
+{
+	int64_t elapsed = s->mono_ns - d->last_mono_ns; /* > 0: checked by the caller */
+	int64_t expected = add_sat(d->last_real_ns, elapsed);
+	int64_t step = add_sat(s->real_ns, expected == INT64_MIN ? INT64_MAX : -expected);
+	int64_t tolerance = WALL_STEP_MIN_NS + elapsed / 10;
+
+	if (!d->last_mono_ns || (step <= tolerance && step >= -tolerance))
+		return;
+	for (int name = 0; name < PW_ALERT_COUNT; name++) {
+		struct pw_alert *a = &d->rules[name].alert;
+		if (a->state == PW_ALERT_INACTIVE)
+			continue;
+		a->started_real_ns = add_sat(a->started_real_ns, step);
+		if (a->fired_real_ns)
+			a->fired_real_ns = add_sat(a->fired_real_ns, step);
+	}
+}
+
 bool pw_detector_warm(const struct pw_detector *d)
 {
 	int64_t learned = d->learned_before_ns + (d->first_mono_ns ? d->last_mono_ns - d->first_mono_ns : 0);
@@ -491,6 +526,7 @@ size_t pw_detector_observe(struct pw_detector *d, const struct pw_sample *s, str
 	if (s->mono_ns <= d->last_mono_ns)
 		return 0; /* replayed or out of order: time only moves forward */
 	double dt = d->last_mono_ns ? (double)(s->mono_ns - d->last_mono_ns) / NS_PER_S : 0;
+	follow_wall_clock(d, s);
 	if (!d->first_mono_ns)
 		d->first_mono_ns = s->mono_ns;
 	d->last_mono_ns = s->mono_ns;

@@ -82,6 +82,7 @@ struct host {
 	uint32_t down;                    /* sources whose read fails */
 	double jitter;                    /* 0: figures exactly as set; 1: a realistic wobble */
 	double rate_jitter;               /* relative wobble of the rates when jitter is on */
+	int64_t wall_step;                /* added to CLOCK_REALTIME from the next sample on */
 
 	/* What pw_derive would compare with: the previous sample. */
 	uint32_t prev_up;
@@ -395,7 +396,7 @@ static void build(struct host *h)
 	pw_sample_init(s, CPU_CAP, LINE_CAP, false);
 	s->seq = (uint64_t)h->t + 1;
 	s->mono_ns = T0 + h->t * SEC;
-	s->real_ns = R0 + h->t * SEC;
+	s->real_ns = R0 + h->t * SEC + h->wall_step;
 	s->interval_ns = h->t ? SEC : 0;
 	s->ncpu = h->ncpu;
 	s->user_hz = 100;
@@ -2164,6 +2165,54 @@ START_TEST(test_trap_source_down_while_firing)
 }
 END_TEST
 
+/* The wall clock steps (settimeofday, an NTP step) while an alert is active: its pending and
+ * resolve times run on the monotonic clock (no early firing after a step forward, no late
+ * resolution after a step back), and its wall times move with the clock, so started <= fired <=
+ * resolved and each span is what passed. Slewing-sized differences (under a second) move nothing. */
+START_TEST(test_trap_wall_clock_steps)
+{
+	struct host *h = host_new(4);
+
+	h->jitter = 1;
+	run(h, BASELINE_S);
+	h->jitter = 0;
+	h->allowed = BIT(IOW);
+	set_all(h, (struct mix){.user = 0.10, .sys = 0.05, .iowait = 0.30});
+	tick(h);
+	expect_event(h, IOW, PW_ALERT_INACTIVE, PW_ALERT_PENDING);
+	int64_t onset = h->s->real_ns;
+	h->wall_step = 3600 * SEC; /* an hour forward, one second into the pending time */
+	tick(h);
+	ck_assert_ptr_null(find_event(h, IOW));
+	ck_assert_int_eq(alert_of(h, IOW).started_real_ns, onset + 3600 * SEC);
+	run(h, FOR_S - 2);
+	ck_assert_int_eq(state_of(h, IOW), PW_ALERT_PENDING);
+	tick(h);
+	const struct pw_alert_event *e = expect_event(h, IOW, PW_ALERT_PENDING, PW_ALERT_FIRING);
+	ck_assert_int_eq(e->alert.started_real_ns, onset + 3600 * SEC);
+	ck_assert_int_eq(e->alert.fired_real_ns, onset + 3600 * SEC + FOR_S * SEC);
+	h->wall_step = -3600 * SEC; /* two hours back while firing */
+	run(h, 2);
+	struct pw_alert a = alert_of(h, IOW);
+	ck_assert_int_eq(a.started_real_ns, onset - 3600 * SEC);
+	ck_assert_int_eq(a.fired_real_ns, onset - 3600 * SEC + FOR_S * SEC);
+	h->wall_step -= SEC / 2; /* half a second: slewing, not a step */
+	tick(h);
+	ck_assert_int_eq(alert_of(h, IOW).started_real_ns, onset - 3600 * SEC);
+	set_all(h, (struct mix){.user = 0.10, .sys = 0.05, .iowait = 0.01});
+	int64_t clear = h->t;
+	while (!tick(h))
+		ck_assert_int_le(h->t - clear, 60);
+	e = expect_event(h, IOW, PW_ALERT_FIRING, PW_ALERT_INACTIVE);
+	/* The resolution at the clock's time, after the start, the whole span as it passed. */
+	ck_assert_int_eq(e->real_ns, h->s->real_ns);
+	ck_assert_int_eq(e->real_ns - e->alert.started_real_ns,
+	                 h->s->mono_ns - e->alert.started_mono_ns - SEC / 2);
+	ck_assert_int_gt(e->real_ns, e->alert.fired_real_ns);
+	host_free(h);
+}
+END_TEST
+
 /* A CPU that was offline through the warmup is not compared with a one-sample baseline: when
  * irqbalance later moves a NIC queue onto it (a normal 9% in handlers), nothing fires. */
 START_TEST(test_trap_cpu_online_after_warmup)
@@ -2352,6 +2401,7 @@ static Suite *detector_suite(void)
 	tcase_add_test(traps, test_trap_block_completions_during_io);
 	tcase_add_test(traps, test_trap_kernel_heavy_workload_learned);
 	tcase_add_test(traps, test_trap_source_down_while_firing);
+	tcase_add_test(traps, test_trap_wall_clock_steps);
 	tcase_add_test(traps, test_trap_cpu_online_after_warmup);
 	suite_add_tcase(s, traps);
 
