@@ -224,7 +224,7 @@ static void check_path(struct pw_recorder *rec, int64_t now_ns)
 	if (now_ns < rec->check_ns)
 		return;
 	rec->check_ns = now_ns + RETRY_NS;
-	if (fstat(rec->fd, &open_st) == 0 && stat(rec->path, &path_st) == 0 &&
+	if (fstat(rec->fd, &open_st) == 0 && lstat(rec->path, &path_st) == 0 &&
 	    open_st.st_dev == path_st.st_dev && open_st.st_ino == path_st.st_ino)
 		return;
 	pw_log(LOG_WARNING, "record %s: the file was removed or moved away; starting a new one there",

@@ -24,6 +24,8 @@ echo "+0" >"$clock"
 cat >"$PW_WORK/faked" <<EOF
 #!/bin/sh
 export LD_PRELOAD="$faketime_lib" FAKETIME_TIMESTAMP_FILE="$clock" FAKETIME_NO_CACHE=1 FAKETIME_DONT_FAKE_MONOTONIC=1
+# An ASan build wants its runtime first among the libraries; libfaketime preloaded comes before it.
+export ASAN_OPTIONS="\${ASAN_OPTIONS:+\$ASAN_OPTIONS:}verify_asan_link_order=0"
 exec "$PERFWATCHD" "\$@"
 EOF
 chmod +x "$PW_WORK/faked"

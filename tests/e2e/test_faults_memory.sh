@@ -7,6 +7,8 @@
 # is removed by the trap.
 source "$(dirname "$0")/lib.sh"
 [ "$(id -u)" = 0 ] || pw_skip "creating a memory cgroup needs root"
+# A sanitizer's shadow memory and quarantine are not the daemon's footprint.
+! grep -qaE '__asan_init|__tsan_init' "$PERFWATCHD" || pw_skip "a sanitizer build: its memory is not perfwatchd's"
 
 CG=""
 mem_cleanup() {
