@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # 40 s of bench/soak.sh (4 000 samples at 10 ms, an incident every 10 s, scrapes, a webhook
-# receiver): after the first 1 000 samples the open fds and threads do not move and RSS grows by
-# less than 1 MiB; deadlines missed stay under 5% (a loaded 2-core machine; 0.3% when quiet), the
+# receiver): after the first 1 000 samples the threads do not move, the open fds by at most one
+# (a delivery's connection at the moment of a reading) and RSS grows by less than 1 MiB; deadlines missed stay under 5% (a loaded 2-core machine; 0.3% when quiet), the
 # detector misses under 1%; every alert that fired resolved, and each transition reached the
 # receiver once. The whole day's figures are in docs/robustness.md.
 source "$(dirname "$0")/lib.sh"
@@ -22,8 +22,9 @@ problems = []
 if len(after) < 2:
     problems.append("fewer than 2 readings after 1000 samples")
 else:
-    for col, name in ((5, "fds"), (6, "threads")):
-        if max(r[col] for r in after) != min(r[col] for r in after):
+    # An fd may come and go at a reading (a delivery's connection, a state save's temporary).
+    for col, name, slack in ((5, "fds", 1), (6, "threads", 0)):
+        if max(r[col] for r in after) - min(r[col] for r in after) > slack:
             problems.append("%s moved: %s" % (name, [r[col] for r in after]))
     growth = after[-1][4] - after[0][4]
     if not sanitized and growth > 1024:
