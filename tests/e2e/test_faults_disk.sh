@@ -2,13 +2,14 @@
 # perfwatchd's own files on a disk that fails: the state dir (baselines, the notification queue) and
 # the --record file each on a small tmpfs of their own that (1) fills up, (2) is remounted read-only,
 # (3) has its directory removed while the daemon runs, and (4, the record file) is read-only at the
-# start. Each time the sampler goes on (perfwatch_samples_total rises, /healthz 200, no deadline
+# start; (5) a failed queue save is retried by itself. Each time the sampler goes on (perfwatch_samples_total rises, /healthz 200, no deadline
 # missed), the failure is logged once (rate-limited, not once per sample) and shown
 # (perfwatch_file_write_failing 1, perfwatch_file_write_errors_total rising), and writing resumes
 # once the disk is back, without a restart. Root only (mount); the mounts are undone by the trap.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/notify_lib.sh"
 [ "$(id -u)" = 0 ] || pw_skip "mounting a tmpfs needs root"
+command -v jq >/dev/null || pw_skip "jq not installed"
 
 state_mnt="$PW_WORK/state-fs"
 rec_mnt="$PW_WORK/rec-fs"
@@ -176,5 +177,20 @@ _logged rostart "Read-only file system" recording
 mount -o remount,rw "$rec_mnt"
 recovered rostart recording
 grep -q "record $rec: open now, recording" "$PW_WORK/rostart.log" || pw_fail "rostart: reopen not logged"
+pw_stop "$PW_PID"
+
+# 5. A queue save that failed is retried by itself: the webhook delivered (the queue empty, nothing
+# left to wake the notifier for a minute) while the disk was full, the file still lists it; once
+# space is back the empty queue is saved within a couple of seconds.
+receiver_start
+dd if=/dev/zero of="$state_mnt/filler" bs=4k status=none 2>/dev/null || true
+pw_start retry --procfs "$PW_WORK/tree/proc" --sysfs "$PW_WORK/tree/sys" --interval 100ms --alert-for 300ms \
+	--state-dir "$state" --webhook "$RX_URL/hook"
+metric_at_least "perfwatch_notifications_sent_total$RX_LABELS" 1 20
+pw_wait_for 10 "the queue save failing" failing_is 1 notifications || pw_fail "retry: the save did not fail"
+rm -f "$state_mnt/filler"
+pw_wait_for 3 "the queue saved again" failing_is 0 notifications ||
+	pw_fail "retry: the failed queue save was not retried within 3 s"
+jq -e '.notifications == []' "$state/notifications" >/dev/null || pw_fail "retry: $(cat "$state/notifications")"
 pw_stop "$PW_PID"
 echo PASS
