@@ -136,7 +136,7 @@ set_limit "$limit"
 [ "$VERSION" = 1 ] && echo 0 >"$CG/memory.max_usage_in_bytes"
 echo "cgroup v$VERSION: using $((warm >> 10)) KiB warm (RSS $((rss >> 10)) KiB), limit $((limit >> 10)) KiB"
 
-out=$(load 15 6 128) || pw_fail "under the limit, requests got something else than 200/503/500: $out"
+out=$(load 10 6 128) || pw_fail "under the limit, requests got something else than 200/503/500: $out"
 echo "answers: $out; peak $(($(peak) >> 10)) KiB, limit hit $(hits) times"
 samples=$(pw_metric perfwatch_samples_total)
 pw_healthy || pw_fail "not healthy after the load"
