@@ -417,9 +417,11 @@ static char *read_line(char *str, int num, void *stream)
 	ssize_t len;
 
 	st->long_value = NULL;
-	if (st->stop || (len = read_physical(st)) < 0)
+	if (st->stop)
 		return NULL;
-	st->line++;
+	st->line++; /* before the read, which may refuse this line */
+	if ((len = read_physical(st)) < 0)
+		return NULL;
 	if (st->stop)
 		return snprintf(str, (size_t)num, "\x01\n"), str; /* a syntax error at this line */
 	char *p = st->buf;
