@@ -52,7 +52,7 @@ struct pw_http {
 	pthread_mutex_t auth_lock;
 	struct pw_auth *auth_pending;
 	atomic_bool auth_swap;
-	struct pw_guard *guard;        /* request receive deadlines (slowloris) */
+	struct pw_guard *guard; /* request receive deadlines (slowloris) */
 	struct pw_ratelimit auth_log_limit;
 	/* Refused logins; only MHD's one polling thread writes and reads them. */
 	uint64_t auth_bad_credentials, auth_throttled;

@@ -23,7 +23,7 @@
 #define CACHE_TTL_NS (600 * NS_PER_S)
 #define IP_SLOTS 256
 #define IP_BURST 5.0
-#define IP_REFILL_NS (12 * NS_PER_S) /* one more failed bcrypt check per client every 12 s */
+#define IP_REFILL_NS (12 * NS_PER_S)  /* one more failed bcrypt check per client every 12 s */
 #define FAILED_MEMORY_NS CACHE_TTL_NS /* a failed check counts against its client this long */
 #define TRUST_SLOTS 32                /* clients whose credentials passed bcrypt, newest kept */
 #define BUDGET_MAX_NS (NS_PER_S / 2)  /* bcrypt may use 0.5 s at once ... */
@@ -63,7 +63,7 @@ struct pw_auth {
 	struct trusted trusted[TRUST_SLOTS];
 	int64_t budget_ns, budget_last_ns;
 	int64_t budget_max_ns, budget_share; /* BUDGET_MAX_NS, BUDGET_SHARE unless tuned */
-	struct crypt_data crypt; /* ~32 KiB of crypt_r scratch */
+	struct crypt_data crypt;             /* ~32 KiB of crypt_r scratch */
 };
 
 uint32_t pw_auth_endpoint(const char *path)
@@ -214,6 +214,7 @@ void pw_auth_inherit(struct pw_auth *a, const struct pw_auth *old)
 	if (!a || !old)
 		return;
 	memcpy(a->ips, old->ips, sizeof(a->ips));
+	memcpy(a->trusted, old->trusted, sizeof(a->trusted));
 	a->budget_ns = old->budget_ns;
 	a->budget_last_ns = old->budget_last_ns;
 	a->budget_max_ns = old->budget_max_ns;

@@ -70,9 +70,10 @@ enum pw_auth_result {
 enum pw_auth_result pw_auth_check(struct pw_auth *auth, const char *user, const char *password,
                                   const struct sockaddr *client, int64_t now_ns);
 
-/* Carry old's per-client failure records and the global budget over to auth (a reload): a new
- * [auth] section must not forgive guessing. The caches and trusted clients are not carried: they
- * vouch for the old credentials. Either may be NULL. */
+/* Carry old's per-client records (failures, and addresses whose credentials passed) and the global
+ * budget over to auth (a reload): a new [auth] section must not forgive guessing, nor make a
+ * scraper wait behind it. The caches are not carried: they vouch for the old credentials. Either
+ * may be NULL. */
 void pw_auth_inherit(struct pw_auth *auth, const struct pw_auth *old);
 
 /* Tune the global budget: at most max_ns of bcrypt at once, 1/share of the time in the long run

@@ -650,12 +650,13 @@ static int apply_cli(struct pw_options *o, int argc, char **argv, const struct o
 			continue;
 		/* Every user can read a process's command line (/proc/PID/cmdline, ps). */
 		if (def->kind == OPT_RECEIVER && pw_url_has_userinfo(optarg))
-			return snprintf(err, n,
-			                "--%s: a URL with credentials on the command line is visible to every "
-			                "user (ps, /proc/PID/cmdline); put the receiver in a [receiver.NAME] "
-			                "section of %s, with basic_auth_user and basic_auth_password_file or "
-			                "bearer_token_file",
-			                def->name, o->config),
+			return snprintf(
+			               err, n,
+			               "--%s: a URL with credentials on the command line is visible to every "
+			               "user (ps, /proc/PID/cmdline); put the receiver in a [receiver.NAME] "
+			               "section of %s, with basic_auth_user and basic_auth_password_file or "
+			               "bearer_token_file",
+			               def->name, o->config),
 			       -EINVAL;
 		if (apply(o, def, optarg ? optarg : "true", why, sizeof(why)) < 0)
 			return snprintf(err, n, "--%s: %s", def->name, why), -EINVAL;

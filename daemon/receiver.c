@@ -68,8 +68,8 @@ static int check_text(const char *key, const char *value, bool tab_ok, char *why
 	for (const char *p = value; *p; p++) {
 		unsigned char c = (unsigned char)*p;
 		if ((c < 0x20 && !(c == '\t' && tab_ok)) || c == 0x7f)
-			return snprintf(why, n, "%s: control character 0x%02x at byte %zu not allowed", key, c,
-			                (size_t)(p - value)),
+			return snprintf(why, n, "%s: control character 0x%02x at byte %zu not allowed", key,
+			                c, (size_t)(p - value)),
 			       -EINVAL;
 	}
 	return 0;
@@ -215,8 +215,8 @@ static bool valid_header_name(const char *name)
 	size_t len = strlen(name);
 
 	return len && len < 128 &&
-	       strspn(name, "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") ==
-	               len;
+	       strspn(name,
+	              "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") == len;
 }
 
 /* Headers whose value is a credential: it makes the config file hold a secret. */
@@ -234,7 +234,8 @@ static int add_header(struct pw_receiver *r, const char *name, const char *value
 	char key[160];
 
 	if (!valid_header_name(name))
-		return snprintf(why, n, "invalid header name '%.100s' (want letters, digits, !#$%%&'*+-.^_`|~)",
+		return snprintf(why, n,
+		                "invalid header name '%.100s' (want letters, digits, !#$%%&'*+-.^_`|~)",
 		                name),
 		       -EINVAL;
 	snprintf(key, sizeof(key), "header %s", name);
@@ -340,12 +341,14 @@ static int apply_key(struct pw_receiver *r, const char *key, const char *value, 
 		const char *colon = strchr(value, ':');
 		/* The value is not shown: it may be a credential. */
 		if (!colon || (size_t)(colon - value) >= sizeof(name))
-			return snprintf(why, n, "invalid header (want 'Name: value'; the value is not shown)"),
+			return snprintf(why, n,
+			                "invalid header (want 'Name: value'; the value is not shown)"),
 			       -EINVAL;
 		snprintf(name, sizeof(name), "%.*s", (int)(colon - value), value);
 		if (!valid_header_name(name))
-			return snprintf(why, n, "invalid header name in 'header' (want 'Name: value' with "
-			                        "a token for a name; the value is not shown)"),
+			return snprintf(why, n,
+			                "invalid header name in 'header' (want 'Name: value' with "
+			                "a token for a name; the value is not shown)"),
 			       -EINVAL;
 		r->inline_secret |= secret_header(name);
 		return add_header(r, name, colon + 1, why, n);

@@ -282,8 +282,9 @@ START_TEST(test_continuation)
 	struct pw_options o;
 	char err[512];
 
-	assert_conf_error("[receiver.ops]\ntype = webhook\nurl = http://127.0.0.1:9/\nbearer_token = a\n  b\n", 5,
-	                  "continuation lines are not supported");
+	assert_conf_error(
+	        "[receiver.ops]\ntype = webhook\nurl = http://127.0.0.1:9/\nbearer_token = a\n  b\n", 5,
+	        "continuation lines are not supported");
 	assert_conf_error("[auth]\nuser.a = " HASH "\nprotect = /metrics\n\t/status\n", 4,
 	                  "continuation lines are not supported");
 	write_conf("[perfwatchd]\n  interval = 2s\n  history = 5m\n[receiver.ops]\n\ttype = webhook\n"
@@ -309,8 +310,9 @@ START_TEST(test_repeated_keys)
 	assert_conf_error("[rule.IoWaitHigh]\nfor = 1s\nfor = 2s\n", 3, "given twice");
 	assert_conf_error("[auth]\nprotect = /metrics\nprotect = /status\n", 3, "given twice");
 	/* Repeatable keys: webhook, alertmanager, a receiver's header. */
-	write_conf("webhook = http://127.0.0.1:9/a\nwebhook = http://127.0.0.1:9/b\n"
-	           "[receiver.r]\ntype = webhook\nurl = http://127.0.0.1:9/r\nheader = A: 1\nheader = B: 2\n");
+	write_conf(
+	        "webhook = http://127.0.0.1:9/a\nwebhook = http://127.0.0.1:9/b\n"
+	        "[receiver.r]\ntype = webhook\nurl = http://127.0.0.1:9/r\nheader = A: 1\nheader = B: 2\n");
 	ck_assert_msg(LOAD(&o, err, "--config", conf) == 0, "%s", err);
 	ck_assert_uint_eq(o.receivers.n, 3);
 	ck_assert_uint_eq(o.receivers.list[2].nheaders, 2);
@@ -362,7 +364,8 @@ START_TEST(test_config_exposed)
 	fputs("hunter2\n", f);
 	fclose(f);
 	snprintf(text, sizeof(text),
-	         "[receiver.ops]\ntype = webhook\nurl = http://127.0.0.1:9/\nbearer_token_file = %s\n", token);
+	         "[receiver.ops]\ntype = webhook\nurl = http://127.0.0.1:9/\nbearer_token_file = %s\n",
+	         token);
 	write_conf(text);
 	ck_assert_int_eq(chmod(conf, 0644), 0);
 	ck_assert_msg(LOAD(&o, err, "--config", conf) == 0, "%s", err);

@@ -188,8 +188,9 @@ START_TEST(test_control_characters)
 			struct pw_receivers rs = {0};
 			char why[256] = "", value[64];
 			snprintf(value, sizeof(value), "%s%s", k == 4 ? "http://h/" : "", values[v]);
-			ck_assert_int_eq(pw_receivers_apply_key(&rs, "r", 3, keys[k], value, why, sizeof(why)),
-			                 -EINVAL);
+			ck_assert_int_eq(
+			        pw_receivers_apply_key(&rs, "r", 3, keys[k], value, why, sizeof(why)),
+			        -EINVAL);
 			ck_assert_msg(strstr(why, "control character"), "%s: %s", keys[k], why);
 			ck_assert_msg(!strstr(why, "Injected"), "%s: the value leaked: %s", keys[k], why);
 		}
@@ -207,20 +208,19 @@ START_TEST(test_errors_hide_secrets)
 	static const struct {
 		const char *key, *value;
 	} cases[] = {
-	        {"url", "ftp://user:hunter2@host/x"},
-	        {"url", "http://user:hunter2@"},
-	        {"url", "http://user:hunter2@host/a b"},
-	        {"header", "X-Token hunter2"},
+	        {"url", "ftp://user:hunter2@host/x"},          {"url", "http://user:hunter2@"},
+	        {"url", "http://user:hunter2@host/a b"},       {"header", "X-Token hunter2"},
 	        {"header", "Authorization Bearer hunter2: x"},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct pw_receivers rs = {0};
 		char why[512] = "";
-		ck_assert_int_eq(pw_receivers_apply_key(&rs, "r", 3, cases[i].key, cases[i].value, why, sizeof(why)),
-		                 -EINVAL);
-		ck_assert_msg(why[0] && !strstr(why, "hunter2"), "%s = %s: '%s'", cases[i].key, cases[i].value,
-		              why);
+		ck_assert_int_eq(
+		        pw_receivers_apply_key(&rs, "r", 3, cases[i].key, cases[i].value, why, sizeof(why)),
+		        -EINVAL);
+		ck_assert_msg(why[0] && !strstr(why, "hunter2"), "%s = %s: '%s'", cases[i].key,
+		              cases[i].value, why);
 	}
 	/* The redacted URL still says which one it is. */
 	struct pw_receivers rs = {0};
@@ -245,7 +245,8 @@ static void secrets_setup(void)
 
 static void secrets_teardown(void)
 {
-	static const char *const names[] = {"token", "crlf", "big", "ctl", "empty", "fifo", "pw", "hdr", "url"};
+	static const char *const names[] = {"token", "crlf", "big", "ctl", "empty",
+	                                    "fifo",  "pw",   "hdr", "url"};
 	char path[128];
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -314,15 +315,20 @@ START_TEST(test_secret_files)
 	key_bad("bearer_token_file", PUT("ctl", "s3cret\rX-Injected: 1\n"), "control character 0x0d");
 	key_bad("bearer_token_file", PUT("ctl", "s3cret\rX-Injected: 1\n"), "/ctl)");
 	key_bad("bearer_token_file", PUT("empty", "\n"), "is empty");
-	key_bad("basic_auth_password_file", "/nonexistent/pw", "basic_auth_password_file: cannot open /nonexistent/pw");
+	key_bad("basic_auth_password_file", "/nonexistent/pw",
+	        "basic_auth_password_file: cannot open /nonexistent/pw");
 	key_bad("bearer_token_file", dir, "is not a regular file");
 	char fifo[128];
 	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
 	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
 	key_bad("bearer_token_file", fifo, "is not a regular file"); /* and did not block */
 	struct pw_receivers one = {0};
-	ck_assert_int_eq(pw_receivers_apply_key(&one, "r", 3, "bearer_token_file", put("ctl", "ab\x01" "cd", 5), why,
-	                                        sizeof(why)),
+	ck_assert_int_eq(pw_receivers_apply_key(&one, "r", 3, "bearer_token_file",
+	                                        put("ctl",
+	                                            "ab\x01"
+	                                            "cd",
+	                                            5),
+	                                        why, sizeof(why)),
 	                 -EINVAL);
 	ck_assert_msg(!strstr(why, "ab") || strstr(why, dir), "%s", why);
 	ck_assert_str_eq(one.list[0].bearer_token, "");
