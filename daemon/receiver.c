@@ -118,7 +118,12 @@ static int read_secret(const char *key, const char *path, char *buf, size_t size
 	if ((size_t)snprintf(full, sizeof(full), "%s%s%s", path[0] == '/' ? "" : dir,
 	                     path[0] == '/' ? "" : "/", path) >= sizeof(full))
 		return snprintf(why, n, "%s: path too long", key), -EINVAL;
-	/* O_NONBLOCK: a FIFO put there must not hang the start or a reload. */
+	/* Devices and FIFOs are never opened (a device's open may act; a FIFO would hang the start or
+	 * a reload); O_NONBLOCK and the second check cover a file swapped in between. */
+	if (stat(full, &st) < 0)
+		return snprintf(why, n, "%s: cannot open %.300s: %s", key, full, strerror(errno)), -EINVAL;
+	if (!S_ISREG(st.st_mode))
+		return snprintf(why, n, "%s: %.300s is not a regular file", key, full), -EINVAL;
 	int fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return snprintf(why, n, "%s: cannot open %.300s: %s", key, full, strerror(errno)), -EINVAL;
