@@ -42,8 +42,8 @@ struct ip_bucket {
 	uint8_t addr[16];
 	double tokens;
 	int64_t last_ns;
-	int64_t failed_ns; /* its last failed check; 0: none */
-	bool used;
+	int64_t failed_ns; /* its last failed check, when failed */
+	bool failed, used;
 };
 
 /* A client whose credentials passed bcrypt: only success puts an address here, so no amount of
@@ -298,7 +298,7 @@ static double refilled(const struct ip_bucket *b, int64_t now)
 
 static bool failed_lately(const struct ip_bucket *b, int64_t now)
 {
-	return b->failed_ns && now - b->failed_ns < FAILED_MEMORY_NS;
+	return b->failed && now - b->failed_ns < FAILED_MEMORY_NS;
 }
 
 /* Which client to forget first: one without a recent failure (a new entry is the same), then the
@@ -431,6 +431,7 @@ enum pw_auth_result pw_auth_check(struct pw_auth *a, const char *user, const cha
 	}
 	b->tokens -= 1.0;
 	b->failed_ns = now;
+	b->failed = true;
 	cache_put(a->bad, BAD_SLOTS, d, now);
 	return PW_AUTH_DENIED;
 }

@@ -506,9 +506,9 @@ static int on_ini_entry(void *user, const char *section, const char *name, const
 
 	if (st->long_value)
 		value = st->long_value;
-	if (check_repeat(st, section, name, why, sizeof(why)) < 0)
-		;
-	else if (strncmp(section, "rule.", 5) == 0) {
+	if (check_repeat(st, section, name, why, sizeof(why)) < 0) {
+		/* why says which key, and where it was first */
+	} else if (strncmp(section, "rule.", 5) == 0) {
 		if (apply_rule(st->opts, section + 5, name, value, why, sizeof(why)) == 0)
 			return 1;
 	} else if (strncmp(section, "receiver.", 9) == 0) {
