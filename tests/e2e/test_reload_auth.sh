@@ -66,6 +66,35 @@ printf '[auth]\nuser.ops = %s\nprotect = /status /metrics\n' "$right" >"$conf"
 reload
 expect 401 "protect added again"
 expect 200 "protect added again, password" -u ops:right
+
+# Twenty reloads that swap the checker under four clients scraping with each other's password:
+# every answer is 200, 401 or 429 (one client address: its failure tokens run out), never a
+# dropped connection or a 5xx (run it on a ThreadSanitizer build to check the hand-over for races).
+scrape_loop() {
+	local until=$((SECONDS + 30))
+	while [ -e "$PW_WORK/scraping" ] && [ $SECONDS -lt $until ]; do
+		code -u "$1" >>"$PW_WORK/codes.$2"
+		echo >>"$PW_WORK/codes.$2"
+	done
+}
+touch "$PW_WORK/scraping"
+for i in 1 2 3 4; do
+	if [ $((i % 2)) = 0 ]; then scrape_loop ops:right "$i" & else scrape_loop ops:'correct horse' "$i" & fi
+	PW_PIDS+=("$!")
+done
+for i in $(seq 1 20); do
+	[ $((i % 2)) = 0 ] && hash=$right || hash=$horse
+	printf '[auth]\nuser.ops = %s\nprotect = /status /metrics\n' "$hash" >"$conf"
+	reload
+done
+rm "$PW_WORK/scraping"
+wait "${PW_PIDS[@]: -4}"
+counts=$(sort "$PW_WORK"/codes.* | uniq -c | tr -s ' \n' ' ')
+bad=$(cat "$PW_WORK"/codes.* | grep -cvE '^(200|401|429)$' || true)
+[ "$bad" = 0 ] || pw_fail "$bad answers during reloads were not 200, 401 or 429: $counts"
+grep -qx 200 "$PW_WORK"/codes.* || pw_fail "no request passed during the reloads: $counts"
+kill -0 "$PW_PID" || pw_fail "perfwatchd died during the reloads"
+echo "answers during 20 reloads (count, status): $counts"
 pw_stop "$PW_PID"
 
 # Started without [auth]: a reload can add it.
