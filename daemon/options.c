@@ -736,8 +736,9 @@ int pw_options_config_exposed(const struct pw_options *o, char *msg, size_t n)
 	if (!holder || stat(o->config, &st) < 0 || !(st.st_mode & S_IROTH))
 		return 0;
 	snprintf(msg, n,
-	         "%s holds a secret ([receiver.%s]) and every user may read it (mode %04o): chmod 0640 "
-	         "it, or move the secret to a file named by a *_file key",
+	         "%s holds a secret ([receiver.%s]) and every user may read it (mode %04o): move the "
+	         "secret to a file of its own (the *_file keys; under systemd, LoadCredential=), or "
+	         "chmod o-r the file if perfwatchd's user can still read it",
 	         o->config, holder->name, (unsigned)(st.st_mode & 07777));
 	return 1;
 }
