@@ -18,6 +18,8 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <microhttpd.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,8 +46,13 @@ struct pw_http {
 	struct pw_notifier *notifier;  /* NULL: no receivers */
 	struct pw_notify_stats notify; /* scratch copy of its counters */
 	struct pw_tls_material tls;    /* PEM text MHD reads at start; empty without TLS */
-	struct pw_auth *auth;          /* NULL: no endpoint needs a password */
-	struct pw_guard *guard;        /* request receive deadlines (slowloris) */
+	struct pw_auth *auth;          /* NULL: no endpoint needs a password; the HTTP thread's own */
+	/* A reload's [auth] checker, handed over under auth_lock and taken by the HTTP thread before
+	 * its next request: only that thread ever uses or frees h->auth. */
+	pthread_mutex_t auth_lock;
+	struct pw_auth *auth_pending;
+	atomic_bool auth_swap;
+	struct pw_guard *guard; /* request receive deadlines (slowloris) */
 	struct pw_ratelimit auth_log_limit;
 	/* Refused logins; only MHD's one polling thread writes and reads them. */
 	uint64_t auth_bad_credentials, auth_throttled;
@@ -258,6 +265,40 @@ static void log_refusal(struct pw_http *h, enum pw_auth_result r, const char *us
 	       (unsigned long long)suppressed);
 }
 
+static bool loopback(const struct sockaddr_storage *a);
+
+/* Take a checker pw_http_reconfigure_auth handed over; the old one's failure records and budget
+ * carry over, its caches go. */
+static void adopt_auth(struct pw_http *h)
+{
+	pthread_mutex_lock(&h->auth_lock);
+	struct pw_auth *fresh = h->auth_pending;
+	h->auth_pending = NULL;
+	atomic_store_explicit(&h->auth_swap, false, memory_order_relaxed);
+	pthread_mutex_unlock(&h->auth_lock);
+	pw_auth_inherit(fresh, h->auth);
+	pw_auth_free(h->auth);
+	h->auth = fresh;
+}
+
+int pw_http_reconfigure_auth(struct pw_http *h, const struct pw_auth_config *cfg)
+{
+	struct pw_auth *fresh = pw_auth_new(cfg);
+
+	if (!fresh && cfg->protect)
+		return -ENOMEM;
+	if (fresh && !h->opts->tls_cert[0] && !loopback(&h->opts->listen_addr))
+		pw_log(LOG_WARNING, "http: basic auth on %s without TLS sends passwords in clear text",
+		       h->opts->listen);
+	pthread_mutex_lock(&h->auth_lock);
+	struct pw_auth *unused = h->auth_pending;
+	h->auth_pending = fresh;
+	atomic_store_explicit(&h->auth_swap, true, memory_order_release);
+	pthread_mutex_unlock(&h->auth_lock);
+	pw_auth_free(unused);
+	return 0;
+}
+
 /* Basic auth for a protected endpoint: true to go on, else *ret is the queued 401 or 429. */
 static bool authorized(struct pw_http *h, struct MHD_Connection *conn, enum MHD_Result *ret)
 {
@@ -320,6 +361,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	pw_guard_request_received(h->guard, conn); /* its receive deadline no longer applies */
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
 		return respond_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n");
+	if (atomic_load_explicit(&h->auth_swap, memory_order_acquire))
+		adopt_auth(h);
 	if (pw_auth_protects(h->auth, url)) {
 		enum MHD_Result r;
 		if (!authorized(h, conn, &r))
@@ -370,6 +413,8 @@ static void http_free(struct pw_http *h)
 	pw_guard_free(h->guard);
 	pw_http_history_free(h->history);
 	pw_auth_free(h->auth);
+	pw_auth_free(h->auth_pending);
+	pthread_mutex_destroy(&h->auth_lock);
 	pw_tls_material_done(&h->tls);
 	pw_outbuf_done(&h->body);
 	pw_outbuf_done(&h->gz);
@@ -435,6 +480,7 @@ struct pw_http *pw_http_start(const struct pw_options *opts, const struct pw_sam
 
 	if (!h)
 		return snprintf(err, err_size, "out of memory"), NULL;
+	pthread_mutex_init(&h->auth_lock, NULL);
 	h->opts = opts;
 	h->sampler = sampler;
 	h->watcher = watcher;

@@ -254,7 +254,6 @@ static void log_restart_needed(const struct pw_options *old, const struct pw_opt
 	        {"tls", strcmp(old->tls_cert, new->tls_cert) != 0 ||
 	                        strcmp(old->tls_key, new->tls_key) != 0 ||
 	                        strcmp(old->tls_priorities, new->tls_priorities) != 0},
-	        {"auth", memcmp(&old->auth, &new->auth, sizeof(old->auth)) != 0},
 	        {"http limits",
 	         old->http_max_connections != new->http_max_connections ||
 	                 old->http_max_connections_per_ip != new->http_max_connections_per_ip ||
@@ -325,12 +324,25 @@ static void reload(struct daemon *d)
 		pw_log(LOG_WARNING,
 		       "reload: receivers were added; alert delivery starts only with a restart");
 	}
-	/* Only fields no other thread reads are updated in the running copy. */
+	/* [auth]: the HTTP thread adopts a new checker (empty caches) before its next request. */
+	if (memcmp(&fresh.auth, &d->opts.auth, sizeof(fresh.auth)) != 0) {
+		if (pw_http_reconfigure_auth(d->parts.http, &fresh.auth) < 0) {
+			pw_log(LOG_ERR, "reload: [auth] not changed: out of memory");
+			fresh.auth = d->opts.auth;
+		} else {
+			pw_log(LOG_INFO, "reload: [auth] applied: %u user%s; cached logins forgotten",
+			       fresh.auth.n_users, fresh.auth.n_users == 1 ? "" : "s");
+		}
+	}
+	if (pw_options_config_exposed(&fresh, err, sizeof(err)))
+		pw_log(LOG_WARNING, "%s", err);
+	/* Only fields no other thread reads after start are updated in the running copy. */
 	d->opts.detector = fresh.detector;
 	d->opts.log_level = fresh.log_level;
 	d->opts.alert_for_ns = fresh.alert_for_ns;
 	d->opts.rule_for_set = fresh.rule_for_set;
 	d->opts.rule_resolve_set = fresh.rule_resolve_set;
+	d->opts.auth = fresh.auth; /* the HTTP thread read it once, at start */
 	pw_log(LOG_NOTICE, "reload: configuration %s applied", fresh.config);
 }
 
@@ -409,7 +421,10 @@ int main(int argc, char **argv)
 	}
 	if (r > 0)
 		return EXIT_SUCCESS;
+	bool exposed = pw_options_config_exposed(&d.opts, err, sizeof(err));
 	if (d.opts.check_config) {
+		if (exposed)
+			fprintf(stderr, "perfwatchd: warning: %s\n", err);
 		printf("perfwatchd: configuration OK\n");
 		return EXIT_SUCCESS;
 	}
@@ -418,5 +433,7 @@ int main(int argc, char **argv)
 	d.argc = argc;
 	d.argv = argv;
 	pw_log_init(d.opts.log_level);
+	if (exposed)
+		pw_log(LOG_WARNING, "%s", err);
 	return run(&d);
 }
