@@ -35,7 +35,7 @@ struct pw_http {
 	struct MHD_Daemon *mhd;
 	const struct pw_options *opts;
 	const struct pw_sampler *sampler;
-	const struct pw_watcher *watcher;
+	const struct pw_detector_thread *detector_thread;
 	struct pw_detector_view view; /* scratch copy of the detector's newest view */
 	struct pw_sample *sample;     /* scratch copy of the newest sample */
 	void *point;                  /* scratch for history points */
@@ -92,7 +92,7 @@ static const struct pw_sample *latest(struct pw_http *h)
  * view that says the baselines are still learning. */
 static const struct pw_detector_view *detector_view(struct pw_http *h)
 {
-	if (!pw_watcher_view(h->watcher, &h->view))
+	if (!pw_detector_thread_view(h->detector_thread, &h->view))
 		memset(&h->view, 0, sizeof(h->view));
 	return &h->view;
 }
@@ -472,8 +472,8 @@ static int secure(struct pw_http *h, const struct pw_options *opts, struct MHD_O
 }
 
 struct pw_http *pw_http_start(const struct pw_options *opts, const struct pw_sampler *sampler,
-                              const struct pw_watcher *watcher, struct pw_notifier *notifier, char *err,
-                              size_t err_size)
+                              const struct pw_detector_thread *detector_thread, struct pw_notifier *notifier,
+                              char *err, size_t err_size)
 {
 	struct pw_http *h = calloc(1, sizeof(*h));
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
@@ -483,7 +483,7 @@ struct pw_http *pw_http_start(const struct pw_options *opts, const struct pw_sam
 	pthread_mutex_init(&h->auth_lock, NULL);
 	h->opts = opts;
 	h->sampler = sampler;
-	h->watcher = watcher;
+	h->detector_thread = detector_thread;
 	h->notifier = notifier;
 	h->mhd_log_limit.period_ns = 60 * INT64_C(1000000000);
 	h->auth_log_limit.period_ns = 60 * INT64_C(1000000000);
@@ -491,9 +491,9 @@ struct pw_http *pw_http_start(const struct pw_options *opts, const struct pw_sam
 	pw_outbuf_init(&h->gz);
 	h->sample = malloc(pw_ring_payload_size(pw_sampler_latest(sampler)));
 	h->point = malloc(pw_ring_payload_size(pw_sampler_history(sampler)));
-	h->history = pw_http_history_new(sampler, watcher, opts->interval_ns, opts->history_ns);
-	if (h->history && watcher)
-		pw_http_history_set_transitions(h->history, pw_watcher_transitions(watcher));
+	h->history = pw_http_history_new(sampler, detector_thread, opts->interval_ns, opts->history_ns);
+	if (h->history && detector_thread)
+		pw_http_history_set_transitions(h->history, pw_detector_thread_transitions(detector_thread));
 	if (!h->sample || !h->point || !h->history) {
 		http_free(h);
 		return snprintf(err, err_size, "out of memory"), NULL;

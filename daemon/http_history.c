@@ -31,7 +31,7 @@ extern const size_t pw_ui_page_len;
 
 struct pw_http_history {
 	const struct pw_sampler *sampler;
-	const struct pw_watcher *watcher;
+	const struct pw_detector_thread *detector_thread;
 	const struct pw_transitions *log;
 	int64_t interval_ns, history_ns;
 	struct pw_outbuf body, gz;
@@ -41,15 +41,15 @@ struct pw_http_history {
 };
 
 struct pw_http_history *pw_http_history_new(const struct pw_sampler *sampler,
-                                            const struct pw_watcher *watcher, int64_t interval_ns,
-                                            int64_t history_ns)
+                                            const struct pw_detector_thread *detector_thread,
+                                            int64_t interval_ns, int64_t history_ns)
 {
 	struct pw_http_history *hh = calloc(1, sizeof(*hh));
 
 	if (!hh)
 		return NULL;
 	hh->sampler = sampler;
-	hh->watcher = watcher;
+	hh->detector_thread = detector_thread;
 	hh->interval_ns = interval_ns;
 	hh->history_ns = history_ns;
 	pw_outbuf_init(&hh->body);
@@ -152,7 +152,7 @@ static size_t active_transitions(const struct pw_detector_view *v, struct pw_his
 /* Baselines and transitions into w; true when the newest sample was copied into hh->sample. */
 static bool window_context(struct pw_http_history *hh, struct pw_history_window *w)
 {
-	if (!pw_watcher_view(hh->watcher, &hh->view))
+	if (!pw_detector_thread_view(hh->detector_thread, &hh->view))
 		memset(&hh->view, 0, sizeof(hh->view));
 	w->baselines = hh->view.baselines;
 	w->warm = hh->view.warm;
