@@ -52,7 +52,7 @@ struct pw_notifier {
 	uint32_t inbox_len;
 	uint64_t inbox_lost;
 	struct pw_receivers *pending; /* a reconfigure not applied yet */
-	struct pw_notify_stats published;
+	struct pw_notifier_snapshot published;
 	atomic_bool stop;
 	CURLM *multi; /* curl_multi_wakeup is the one call other threads make on it */
 

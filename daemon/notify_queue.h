@@ -4,7 +4,7 @@
 #ifndef PW_NOTIFY_QUEUE_H
 #define PW_NOTIFY_QUEUE_H
 
-#include "notify_stats.h"
+#include "receiver.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -14,7 +14,7 @@
 
 struct pw_nq_item {
 	struct pw_nq_item *prev, *next;
-	char receiver[PW_NOTIFY_NAME_MAX];
+	char receiver[PW_RECEIVER_NAME_MAX];
 	int rx;        /* the notifier's index of that receiver; -1: not configured */
 	int alert;     /* enum pw_alert_name it is about */
 	char kind[16]; /* "firing", "resolved", "repeat" (webhooks); "push" (Alertmanager) */
