@@ -219,6 +219,7 @@ static void publish_stats(struct pw_notifier *n)
 
 	pthread_mutex_lock(&n->lock);
 	s->view.queue_capacity = n->queue_cap;
+	s->view.queue_saves = n->saves;
 	s->view.nreceivers = n->nrx < PW_RECEIVERS_MAX ? n->nrx : PW_RECEIVERS_MAX;
 	for (uint32_t i = 0; i < s->view.nreceivers; i++) {
 		s->receivers[i] = n->rx[i].stats;
@@ -232,11 +233,13 @@ static void publish_stats(struct pw_notifier *n)
 	pthread_mutex_unlock(&n->lock);
 }
 
-/* How long the thread may sleep: until the next retry or repeat is due, at most POLL_MAX_MS. */
+/* How long the thread may sleep: until the next retry, repeat or save is due, at most POLL_MAX_MS. */
 static int pw_nf_sleep_ms(const struct pw_notifier *n, int64_t now)
 {
 	int64_t until = now + POLL_MAX_MS * NS_PER_MS;
 
+	if (pw_nf_save_due_ns(n) < until)
+		until = pw_nf_save_due_ns(n);
 	for (uint32_t i = 0; i < n->nrx; i++) {
 		const struct rx *r = &n->rx[i];
 		if (!r->easy && pw_nq_first_for(&n->queue, (int)i) && r->next_try_ns < until)
@@ -259,8 +262,7 @@ static void *notifier_main(void *arg)
 		pw_nf_start_transfers(n, pw_mono_ns());
 		curl_multi_perform(n->multi, &running);
 		pw_nf_collect_finished(n);
-		if (n->dirty)
-			pw_nf_save(n);
+		pw_nf_save_if_due(n, pw_mono_ns());
 		publish_stats(n);
 		curl_multi_poll(n->multi, NULL, 0, pw_nf_sleep_ms(n, pw_mono_ns()), NULL);
 	}
@@ -269,7 +271,7 @@ static void *notifier_main(void *arg)
 	for (uint32_t i = 0; i < n->nrx; i++)
 		pw_nf_abort(n, &n->rx[i]);
 	if (n->state_dir)
-		pw_nf_save(n);
+		pw_nf_save(n, pw_mono_ns());
 	publish_stats(n);
 	return NULL;
 }
@@ -291,6 +293,7 @@ struct pw_notifier *pw_notifier_new(const struct pw_notifier_config *c, char *er
 	n->rng = (uint64_t)pw_real_ns() ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15u;
 	n->drop_complain.period_ns = 10 * NS_PER_S;
 	n->save_complain.period_ns = COMPLAIN_PERIOD_NS;
+	n->saved_ns = INT64_MIN;
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK || !(n->multi = curl_multi_init())) {
 		snprintf(err, n_err, "cannot initialise libcurl");
 		pw_notifier_free(n);

@@ -30,6 +30,7 @@ struct pw_notify_receiver_stats {
  * daemon's receiver configuration): the exporter renders the array it is given. */
 struct pw_notify_stats {
 	uint32_t queue_capacity;
+	uint64_t queue_saves; /* times the queue was written to the state dir */
 	uint32_t nreceivers;
 	const struct pw_notify_receiver_stats *receivers; /* [nreceivers], the filler's storage */
 };

@@ -47,7 +47,8 @@ START_TEST(test_golden)
 	pw_notify_observe_latency(&rx[0], 0.02);
 	pw_notify_observe_latency(&rx[0], 7.5);
 	pw_notify_observe_latency(&rx[1], 4000);
-	struct pw_notify_stats stats = {.queue_capacity = 1024, .nreceivers = 3, .receivers = rx};
+	struct pw_notify_stats stats = {
+	        .queue_capacity = 1024, .queue_saves = 12, .nreceivers = 3, .receivers = rx};
 	char *text = render(&stats, false), *om = render(&stats, true);
 	pw_fixture_check_golden(GOLDEN_TEXT, text);
 	pw_fixture_check_golden(GOLDEN_OM, om);
