@@ -308,13 +308,22 @@ static struct pw_notifier *thread_notifier(const char *dir, int port, uint32_t c
 	return n;
 }
 
-/* Hand over count transitions of one alert, firing and resolved in turn, one a millisecond (the
- * inbox holds 64 between two wake-ups; the detector makes a few per interval). */
+/* Hand over count transitions of one alert, firing and resolved in turn, one a millisecond, and
+ * never into a half-full inbox (it holds 64 between two wake-ups; the detector makes a few per
+ * interval): a slow save on a busy disk must not lose any. */
 static void submit_burst(struct pw_notifier *n, const struct pw_alert *proto, int count)
 {
 	const struct timespec ms = {0, 1000000};
 
 	for (int i = 0; i < count; i++) {
+		for (;;) {
+			pthread_mutex_lock(&n->lock);
+			uint32_t waiting = n->inbox_len;
+			pthread_mutex_unlock(&n->lock);
+			if (waiting < INBOX_CAP / 2)
+				break;
+			nanosleep(&ms, NULL);
+		}
 		struct pw_alert_event ev = {.alert = *proto, .real_ns = 1700000000 * NS_PER_S};
 		ev.resolved = i % 2;
 		ev.from = ev.resolved ? PW_ALERT_FIRING : PW_ALERT_PENDING;
