@@ -483,8 +483,7 @@ START_TEST(test_memory)
 		            "memory_total_mib", "memory_available_mib", "memory_free_mib", "page_cache_mib",
 		            "swap_total_mib", "swap_free_mib", "pressure_memory_some_percent",
 		            "pressure_io_some_percent", "io_stall_percent", "io_stall_baseline_percent",
-		            "memory_stall_percent", "memory_stall_baseline_percent", "procs_blocked",
-		            "disks");
+	            "memory_stall_percent", "memory_stall_baseline_percent", "procs_blocked", "disks");
 	}
 	ASSERT_KEYS(root, "alerts.3.evidence.disks.top.0", "name", "utilization_percent", "reads_per_second",
 	            "writes_per_second");

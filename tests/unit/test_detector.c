@@ -78,10 +78,10 @@ struct host {
 	bool psi;
 	uint32_t psi_avg10[PW_PSI_COUNT]; /* hundredths of a percent; also the stall over each interval */
 	uint64_t psi_total_us[PW_PSI_COUNT];
-	struct line lines[LINE_CAP]; /* in /proc/interrupts order; absent ones are skipped */
-	uint32_t down;               /* sources whose read fails */
-	double jitter;               /* 0: figures exactly as set; 1: a realistic wobble */
-	double rate_jitter;          /* relative wobble of the rates when jitter is on */
+	struct line lines[LINE_CAP];      /* in /proc/interrupts order; absent ones are skipped */
+	uint32_t down;                    /* sources whose read fails */
+	double jitter;                    /* 0: figures exactly as set; 1: a realistic wobble */
+	double rate_jitter;               /* relative wobble of the rates when jitter is on */
 
 	/* What pw_derive would compare with: the previous sample. */
 	uint32_t prev_up;
@@ -284,11 +284,10 @@ static void build_cpus(struct host *h, uint32_t up, uint32_t both, double host_s
 			c->interrupt_rate = (float)(h->intr_rate / h->ncpu);
 		if ((both >> PW_SRC_SOFTIRQS & 1u) && h->prev_online[id])
 			for (int t = 0; t < PW_SOFTIRQ_COUNT; t++) {
-				double part =
-				        h->cpu0_softirq_share > 0 && h->ncpu > 1
-				                ? (id == 0 ? h->cpu0_softirq_share
-				                           : (1 - h->cpu0_softirq_share) / (h->ncpu - 1))
-				                : 1.0 / h->ncpu;
+				double part = h->cpu0_softirq_share > 0 && h->ncpu > 1
+				                       ? (id == 0 ? h->cpu0_softirq_share
+				                                  : (1 - h->cpu0_softirq_share) / (h->ncpu - 1))
+				                       : 1.0 / h->ncpu;
 				c->softirq_rate[t] = (float)(h->softirq_rate[t] * part);
 			}
 		if (f->cpufreq && (up >> PW_SRC_CPUFREQ & 1u)) {
@@ -1921,6 +1920,7 @@ START_TEST(test_system_time_storm_beside_user_load)
 	host_free(h);
 }
 END_TEST
+
 
 /* ---- issue 8: the pathology, not the write-up's figures ---- */
 
