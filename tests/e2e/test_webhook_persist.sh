@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Undelivered notifications survive a crash: with the receiver down, the alert fires and resolves,
 # both messages wait in the queue (saved in --state-dir as it changes, at most once a second: so
-# polled for, and the writes counted); perfwatchd is killed with SIGKILL and started again with the same state dir and the receiver up: both arrive, exactly once,
-# in order, byte for byte as first rendered (the first run's instance and times).
+# polled for, and the writes counted); perfwatchd is killed with SIGKILL and started again with the
+# same state dir and the receiver up: both arrive, exactly once, in order, byte for byte as first
+# rendered (the first run's instance and times).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/notify_lib.sh"
 command -v jq >/dev/null || pw_skip "jq not installed"
