@@ -168,12 +168,39 @@ START_TEST(test_persistence)
 }
 END_TEST
 
+/* The directory the tests that write files work in: made and removed once, by the parent process,
+ * so it goes also when a test failed (a failing test's own cleanup does not run). */
+static char base[64];
+
+static void setup_base(void)
+{
+	snprintf(base, sizeof(base), "%s/pw-test-policy.XXXXXX",
+	         getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(base)) {
+		perror(base);
+		abort();
+	}
+}
+
 static void rm_dir(const char *dir)
 {
-	char cmd[128];
+	char cmd[200];
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+static void teardown_base(void)
+{
+	rm_dir(base);
+}
+
+/* A new empty directory under base. */
+static void make_dir(char *dir, size_t size)
+{
+	ck_assert_int_lt(snprintf(dir, size, "%s/t-XXXXXX", base), (int)size);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
 }
 
 /* Decode the queue file in dir: how many notifications it holds. */
@@ -197,9 +224,9 @@ static int file_items(const char *dir, uint32_t cap)
  * period, then one write has them all. */
 START_TEST(test_save_coalesced)
 {
-	char dir[] = "/tmp/pw-test-policy.XXXXXX";
+	char dir[128];
 
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	make_dir(dir, sizeof(dir));
 	setup_notifier(2048);
 	nf.state_dir = dir;
 	const int64_t t0 = 1000 * NS_PER_S;
@@ -337,12 +364,12 @@ static void submit_burst(struct pw_notifier *n, const struct pw_alert *proto, in
  * a second, and at stop), not once per change, and the file holds all of them. */
 START_TEST(test_burst_writes)
 {
-	char dir[] = "/tmp/pw-test-policy.XXXXXX";
+	char dir[128];
 	struct pw_notifier_snapshot stats;
 	struct pw_alert a;
 	int port, fd = refusing_port(&port);
 
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	make_dir(dir, sizeof(dir));
 	struct pw_notifier *n = thread_notifier(dir, port, 1024);
 	memset(&a, 0, sizeof(a));
 	a.name = PW_ALERT_SYSTEM_TIME_HIGH;
@@ -372,14 +399,14 @@ END_TEST
  * item, in a restarted notifier; the file is within the bound the reader takes. */
 START_TEST(test_full_restart)
 {
-	char dir[] = "/tmp/pw-test-policy.XXXXXX", path[64];
+	char dir[128], path[160];
 	const uint32_t cap = 200;
 	struct pw_notifier_snapshot stats;
 	struct pw_alert a;
 	struct stat st;
 	int port, fd = refusing_port(&port);
 
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	make_dir(dir, sizeof(dir));
 	struct pw_notifier *n = thread_notifier(dir, port, cap);
 	worst_alert(&a, PW_ALERT_CPU_FREQUENCY_LOW);
 	ck_assert_int_eq(pw_notifier_start(n), 0);
@@ -415,12 +442,15 @@ static Suite *notify_policy_suite(void)
 	TCase *core = tcase_create("core");
 	TCase *thread = tcase_create("thread");
 
+	tcase_add_unchecked_fixture(core, setup_base, teardown_base);
+	tcase_add_unchecked_fixture(thread, setup_base, teardown_base);
 	tcase_add_test(core, test_transitions);
 	tcase_add_test(core, test_repeats);
 	tcase_add_test(core, test_bound);
 	tcase_add_test(core, test_persistence);
 	tcase_add_test(core, test_save_coalesced);
 	tcase_add_test(core, test_body_bound);
+	tcase_set_timeout(thread, 60);
 	tcase_add_test(thread, test_burst_writes);
 	tcase_add_test(thread, test_full_restart);
 	suite_add_tcase(s, core);

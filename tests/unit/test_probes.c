@@ -17,7 +17,7 @@
 #define SEC INT64_C(1000000000)
 #define T0 (100 * SEC)
 
-static char root[256];
+static char base[200], root[256];
 
 __attribute__((format(printf, 2, 3))) static void put(const char *rel, const char *fmt, ...)
 {
@@ -60,14 +60,34 @@ static void put_proc(int pid, const char *comm, unsigned long long utime, unsign
 	    pid, comm, pid, pid, utime, stime, start);
 }
 
+/* Once, in the parent process: the directory every test's tree goes in, removed by the parent at
+ * the end even when a test failed (a failing test's own teardown does not run). In memory where
+ * there is a tmpfs: a tree of 5000 processes takes seconds on a busy disk. */
+static void setup_base(void)
+{
+	const char *tmp = getenv("TMPDIR")                ? getenv("TMPDIR")
+	                  : access("/dev/shm", W_OK) == 0 ? "/dev/shm"
+	                                                  : "/tmp";
+
+	snprintf(base, sizeof(base), "%s/pw-probes-XXXXXX", tmp);
+	if (!mkdtemp(base)) {
+		perror(base);
+		abort();
+	}
+}
+
+static void teardown_base(void)
+{
+	char cmd[300];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", base);
+}
+
 static void setup(void)
 {
-	/* In memory where there is a tmpfs: a tree of 5000 processes takes seconds on a busy disk. */
-	const char *base = getenv("TMPDIR")                ? getenv("TMPDIR")
-	                   : access("/dev/shm", W_OK) == 0 ? "/dev/shm"
-	                                                   : "/tmp";
-
-	snprintf(root, sizeof(root), "%s/pw-probes-XXXXXX", base);
+	snprintf(root, sizeof(root), "%s/t-XXXXXX", base);
 	ck_assert_ptr_nonnull(mkdtemp(root));
 	put("proc/stat", "cpu 0 0 0 0 0 0 0 0 0 0\n"); /* not a pid: ignored */
 	put("proc/self/stat", "junk\n");
@@ -421,6 +441,7 @@ int main(void)
 	Suite *s = suite_create("probes");
 	TCase *core = tcase_create("core");
 
+	tcase_add_unchecked_fixture(core, setup_base, teardown_base);
 	tcase_add_checked_fixture(core, setup, teardown);
 	tcase_add_test(core, test_system_time_processes);
 	tcase_add_test(core, test_hog_among_idle);
