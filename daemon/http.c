@@ -43,10 +43,10 @@ struct pw_http {
 	double last_scrape_seconds;
 	uint64_t scrapes;
 	struct pw_ratelimit mhd_log_limit;
-	struct pw_notifier *notifier;  /* NULL: no receivers */
-	struct pw_notify_stats notify; /* scratch copy of its counters */
-	struct pw_tls_material tls;    /* PEM text MHD reads at start; empty without TLS */
-	struct pw_auth *auth;          /* NULL: no endpoint needs a password; the HTTP thread's own */
+	struct pw_notifier *notifier;       /* NULL: no receivers */
+	struct pw_notifier_snapshot notify; /* scratch copy of its counters */
+	struct pw_tls_material tls;         /* PEM text MHD reads at start; empty without TLS */
+	struct pw_auth *auth;               /* NULL: no endpoint needs a password; the HTTP thread's own */
 	/* A reload's [auth] checker, handed over under auth_lock and taken by the HTTP thread before
 	 * its next request: only that thread ever uses or frees h->auth. */
 	pthread_mutex_t auth_lock;
@@ -135,7 +135,7 @@ static enum MHD_Result serve_metrics(struct pw_http *h, struct MHD_Connection *c
 	self.detector = detector_view(h);
 	if (h->notifier) {
 		pw_notifier_stats(h->notifier, &h->notify);
-		self.notify = &h->notify;
+		self.notify = &h->notify.view;
 	}
 	pw_outbuf_reset(&h->body);
 	if (pw_prom_render(&h->body, latest(h), &options, &self) < 0)

@@ -169,7 +169,7 @@ static int read_secret(const char *key, const char *path, char *buf, size_t size
 
 static bool valid_name(const char *name)
 {
-	if (!*name || strlen(name) >= PW_NOTIFY_NAME_MAX)
+	if (!*name || strlen(name) >= PW_RECEIVER_NAME_MAX)
 		return false;
 	for (const char *p = name; *p; p++)
 		if (!isalnum((unsigned char)*p) && !strchr("_.-", *p))
@@ -187,8 +187,8 @@ static struct pw_receiver *find(struct pw_receivers *rs, const char *name)
 
 static struct pw_receiver *append(struct pw_receivers *rs, char *why, size_t n)
 {
-	if (rs->n == PW_NOTIFY_RECEIVERS_MAX)
-		return snprintf(why, n, "too many receivers (at most %d)", PW_NOTIFY_RECEIVERS_MAX), NULL;
+	if (rs->n == PW_RECEIVERS_MAX)
+		return snprintf(why, n, "too many receivers (at most %d)", PW_RECEIVERS_MAX), NULL;
 	struct pw_receiver *r = &rs->list[rs->n++];
 	memset(r, 0, sizeof(*r));
 	r->timeout_ns = PW_RECEIVER_DEFAULT_TIMEOUT_NS;

@@ -4,19 +4,21 @@
 #ifndef PW_RECEIVER_H
 #define PW_RECEIVER_H
 
-#include "notify_stats.h"
-
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+/* How many receivers, and how long a name (its NUL included): the configuration's limits, which
+ * the notifier's tables and its queue file follow. */
+#define PW_RECEIVERS_MAX 16
+#define PW_RECEIVER_NAME_MAX 64
 #define PW_RECEIVER_HEADERS_MAX 8
 #define PW_RECEIVER_DEFAULT_TIMEOUT_NS (10 * INT64_C(1000000000))
 
 enum pw_receiver_type { PW_RECEIVER_UNSET, PW_RECEIVER_WEBHOOK, PW_RECEIVER_ALERTMANAGER };
 
 struct pw_receiver {
-	char name[PW_NOTIFY_NAME_MAX]; /* section name, or "webhook1", "alertmanager1" for flags */
+	char name[PW_RECEIVER_NAME_MAX]; /* section name, or "webhook1", "alertmanager1" for flags */
 	enum pw_receiver_type type;
 	char url[1024]; /* webhook: the URL POSTed to; alertmanager: the base URL */
 	char bearer_token[4096];
@@ -33,7 +35,7 @@ struct pw_receiver {
 
 struct pw_receivers {
 	uint32_t n;
-	struct pw_receiver list[PW_NOTIFY_RECEIVERS_MAX];
+	struct pw_receiver list[PW_RECEIVERS_MAX];
 };
 
 const char *pw_receiver_type_str(enum pw_receiver_type type); /* "webhook", "alertmanager" */

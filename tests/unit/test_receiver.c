@@ -127,7 +127,7 @@ START_TEST(test_too_many)
 	struct pw_receivers rs = {0};
 	char why[256];
 
-	for (int i = 0; i < PW_NOTIFY_RECEIVERS_MAX; i++)
+	for (int i = 0; i < PW_RECEIVERS_MAX; i++)
 		ck_assert_int_eq(
 		        pw_receivers_add_url(&rs, PW_RECEIVER_WEBHOOK, "http://a/", why, sizeof(why)), 0);
 	ck_assert_int_eq(pw_receivers_add_url(&rs, PW_RECEIVER_WEBHOOK, "http://a/", why, sizeof(why)),
@@ -135,7 +135,7 @@ START_TEST(test_too_many)
 	ck_assert_msg(strstr(why, "too many receivers"), "%s", why);
 	ck_assert_int_eq(pw_receivers_apply_key(&rs, "more", 1, "type", "webhook", why, sizeof(why)),
 	                 -EINVAL);
-	ck_assert_uint_eq(rs.n, PW_NOTIFY_RECEIVERS_MAX);
+	ck_assert_uint_eq(rs.n, PW_RECEIVERS_MAX);
 }
 END_TEST
 
