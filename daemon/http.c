@@ -9,6 +9,7 @@
 #include "http_auth.h"
 #include "http_guard.h"
 #include "http_history.h"
+#include "http_respond.h"
 #include "http_tls.h"
 #include "log.h"
 #include "prometheus.h"
@@ -60,26 +61,9 @@ struct pw_http {
 	struct pw_http_history *history;
 };
 
-static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status, const char *type,
-                               const char *body, size_t len, const char *encoding)
-{
-	struct MHD_Response *resp = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
-	if (!resp)
-		return MHD_NO;
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-	if (encoding)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, encoding);
-	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-	enum MHD_Result r = MHD_queue_response(conn, status, resp);
-	MHD_destroy_response(resp);
-	return r;
-}
-
 static enum MHD_Result respond_text(struct MHD_Connection *conn, unsigned status, const char *text)
 {
-	return respond(conn, status, "text/plain; charset=utf-8", text, strlen(text), NULL);
+	return pw_http_respond(conn, status, "text/plain; charset=utf-8", text, strlen(text), NULL);
 }
 
 /* The newest sample into the scratch copy, or NULL before the first. */
@@ -105,8 +89,8 @@ static enum MHD_Result respond_body(struct pw_http *h, struct MHD_Connection *co
 
 	if (h->body.len >= GZIP_MIN_BYTES && pw_gzip_accepted(accept) &&
 	    pw_gzip_compress(h->body.data, h->body.len, &h->gz) == 0)
-		return respond(conn, MHD_HTTP_OK, type, h->gz.data, h->gz.len, "gzip");
-	return respond(conn, MHD_HTTP_OK, type, h->body.data, h->body.len, NULL);
+		return pw_http_respond(conn, MHD_HTTP_OK, type, h->gz.data, h->gz.len, "gzip");
+	return pw_http_respond(conn, MHD_HTTP_OK, type, h->body.data, h->body.len, NULL);
 }
 
 static enum MHD_Result serve_metrics(struct pw_http *h, struct MHD_Connection *conn)
