@@ -8,7 +8,8 @@
 #   - SIGHUP reloads every 2.5 s cycle through configs that change rules (for, resolve, enabled),
 #     the log level and the receivers (added, dropped, settings changed), and one that is rejected;
 #   - the webhook receiver answers in turn 200, 500, slowly, not at all (past the receiver's 1 s
-#     timeout) and 503, and a second receiver's port refuses connections;
+#     timeout), not even a connection (it is stopped: refused) and 503; a third receiver's port
+#     refuses connections all along;
 #   - the baselines are saved every 500 ms and the notification queue on every change (--state-dir),
 #     and every sample is recorded (--record);
 #   - a NOTIFY_SOCKET listener stands in for systemd: the main thread refreshes STATUS= every 5 s
@@ -92,13 +93,25 @@ python3 "$here/scrape.py" --port "$PW_PORT" --threads 3 --seconds "$seconds" \
 scraper=$!
 PW_PIDS+=("$scraper")
 
-# Every 0.5 s: the receiver's next answer every third tick, a reload every fifth.
+# Every 0.5 s: the receiver's next answer every third tick, a reload every fifth. "down" stops the
+# receiver (connections refused) until the next answer starts it again on the same port.
 modes=('{"mode": "ok"}' '{"mode": "error", "status": 500}' '{"mode": "slow", "delay": 0.5}'
-	'{"mode": "hang"}' '{"mode": "error", "status": 503}')
+	'{"mode": "hang"}' down '{"mode": "error", "status": 503}')
+rx_down=0
 reloads=0
 for ((tick = 0; SECONDS - started < seconds; tick++)); do
 	kill -0 "$PW_PID" 2>/dev/null || pw_fail "perfwatchd died: $(cat "$log")"
-	[ $((tick % 3)) != 0 ] || receiver_mode "${modes[$((tick / 3 % ${#modes[@]}))]}"
+	if [ $((tick % 3)) = 0 ]; then
+		mode=${modes[$((tick / 3 % ${#modes[@]}))]}
+		if [ "$mode" = down ]; then
+			kill "$RX_PID"
+			wait "$RX_PID" 2>/dev/null || true
+			rx_down=$((rx_down + 1))
+		else
+			[ "$(curl -s -o /dev/null -w '%{http_code}' "$RX_URL/-/healthy")" = 200 ] || receiver_start "$RX_PORT"
+			receiver_mode "$mode"
+		fi
+	fi
 	if [ $((tick % 5)) = 4 ]; then
 		write_conf $((reloads % 4))
 		kill -HUP "$PW_PID"
@@ -108,6 +121,7 @@ for ((tick = 0; SECONDS - started < seconds; tick++)); do
 done
 
 # Let what waits in the queue go out: the receiver answers, the last config keeps flaky.
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$RX_URL/-/healthy")" = 200 ] || receiver_start "$RX_PORT"
 receiver_mode '{"mode": "ok"}'
 write_conf 0
 kill -HUP "$PW_PID"
@@ -128,7 +142,7 @@ pw_wait_for 10 "a notification in flight" in_flight "$(rx_count attempts '.mode 
 	pw_fail "no repeat of the firing alert reached the receiver"
 pw_stop "$PW_PID"
 
-echo "run: $((SECONDS - started)) s, $reloads reloads"
+echo "run: $((SECONDS - started)) s, $reloads reloads, the receiver stopped $rx_down times"
 if grep -q ThreadSanitizer "$log"; then
 	sed -n '/WARNING: ThreadSanitizer/,$p' "$log" >&2
 	pw_fail "ThreadSanitizer reported a race (above)"
