@@ -42,6 +42,19 @@ state="$PW_WORK/state"
 record="$PW_WORK/samples.pwrec"
 log="$PW_WORK/perfwatchd.log"
 mkdir -p "$state"
+
+# notify_lib's, with TSan's report first when there is one (halt_on_error: the daemon died of it).
+pw_fail() {
+	echo "FAIL: $*" >&2
+	if grep -qs 'WARNING: ThreadSanitizer' "$log"; then
+		echo "--- ThreadSanitizer's report in $log:" >&2
+		sed -n '/WARNING: ThreadSanitizer/,/SUMMARY: ThreadSanitizer/p' "$log" >&2
+	fi
+	for f in "$PW_WORK"/*.log "$PW_WORK/events"; do
+		[ -f "$f" ] && { echo "--- $f" >&2; tail -n 30 "$f" >&2; }
+	done
+	exit 1
+}
 receiver_start
 dead_port=$(pw_free_port) # nobody listens there: connections are refused
 
@@ -100,7 +113,7 @@ modes=('{"mode": "ok"}' '{"mode": "error", "status": 500}' '{"mode": "slow", "de
 rx_down=0
 reloads=0
 for ((tick = 0; SECONDS - started < seconds; tick++)); do
-	kill -0 "$PW_PID" 2>/dev/null || pw_fail "perfwatchd died: $(cat "$log")"
+	kill -0 "$PW_PID" 2>/dev/null || pw_fail "perfwatchd died"
 	if [ $((tick % 3)) = 0 ]; then
 		mode=${modes[$((tick / 3 % ${#modes[@]}))]}
 		if [ "$mode" = down ]; then
@@ -143,10 +156,7 @@ pw_wait_for 10 "a notification in flight" in_flight "$(rx_count attempts '.mode 
 pw_stop "$PW_PID"
 
 echo "run: $((SECONDS - started)) s, $reloads reloads, the receiver stopped $rx_down times"
-if grep -q ThreadSanitizer "$log"; then
-	sed -n '/WARNING: ThreadSanitizer/,$p' "$log" >&2
-	pw_fail "ThreadSanitizer reported a race (above)"
-fi
+! grep -q ThreadSanitizer "$log" || pw_fail "ThreadSanitizer reported a race"
 
 # The scrapers: every endpoint answered 200 (/healthz may say 503 when TSan slows the sampler past
 # 3 intervals), never an error; the big bodies came gzipped when asked.
