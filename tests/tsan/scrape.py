@@ -7,10 +7,13 @@ kept-alive connection the server closed is retried once on a new one, as any HTT
 anything else that fails is counted as an error. With --slow-every S, one more thread opens a
 connection every S seconds and sends half a request, which the daemon's guard must cut (within
 --slow-wait seconds). Prints one JSON object: per request, how many answers had each status and how
-many came gzipped; for "slow", how many connections were cut and how many were not.
+many came gzipped; for "slow", how many connections were cut and how many were not. With --user
+USER:PASSWORD every request but "alerts_noauth" carries those credentials (basic auth).
 Usage: scrape.py --port P [--threads 3] [--seconds 45] [--pause 0.01] [--slow-every 0 --slow-wait 5]
+                 [--user USER:PASSWORD]
 """
 import argparse
+import base64
 import http.client
 import json
 import socket
@@ -26,6 +29,7 @@ REQUESTS = [
     ("status", "GET", "/status", GZIP),
     ("status_text", "GET", "/status?format=text", {}),
     ("alerts", "GET", "/alerts", {}),
+    ("alerts_noauth", "GET", "/alerts", None),
     ("history", "GET", "/history", GZIP),
     ("history_csv", "GET", "/history?since=-20s&format=csv", {}),
     ("healthz", "GET", "/healthz", {}),
@@ -40,11 +44,12 @@ def fetch(conn, method, path, headers):
     return resp
 
 
-def worker(port, deadline, pause, offset, results, lock):
+def worker(port, deadline, pause, auth, offset, results, lock):
     conn = None
     i = offset
     while time.monotonic() < deadline:
         name, method, path, headers = REQUESTS[i % len(REQUESTS)]
+        headers = dict(headers, **auth) if headers is not None else {}
         i += 1
         try:
             reused = conn is not None
@@ -108,10 +113,14 @@ def main():
     ap.add_argument("--pause", type=float, default=0.01)
     ap.add_argument("--slow-every", type=float, default=0)
     ap.add_argument("--slow-wait", type=float, default=5)
+    ap.add_argument("--user")
     args = ap.parse_args()
+    auth = {}
+    if args.user:
+        auth["Authorization"] = "Basic " + base64.b64encode(args.user.encode()).decode()
     results, lock = {}, threading.Lock()
     deadline = time.monotonic() + args.seconds
-    threads = [threading.Thread(target=worker, args=(args.port, deadline, args.pause, k * 3, results, lock))
+    threads = [threading.Thread(target=worker, args=(args.port, deadline, args.pause, auth, k * 3, results, lock))
                for k in range(args.threads)]
     if args.slow_every > 0:
         threads.append(threading.Thread(target=slow, args=(args.port, deadline, args.slow_every,

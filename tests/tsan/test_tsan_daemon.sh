@@ -6,7 +6,9 @@
 #     /alerts, /history (JSON, CSV) and /healthz, and a slow client's half requests are cut by the
 #     HTTP guard's thread (scrape.py);
 #   - SIGHUP reloads every 2.5 s cycle through configs that change rules (for, resolve, enabled),
-#     the log level and the receivers (added, dropped, settings changed), and one that is rejected;
+#     the log level, the receivers (added, dropped, settings changed, a bearer_token_file rewritten)
+#     and [auth] (the endpoints it protects; the scrapers send a password, one request none), and
+#     one that is rejected;
 #   - the webhook receiver answers in turn 200, 500, slowly, not at all (past the receiver's 1 s
 #     timeout), not even a connection (it is stopped: refused) and 503; a third receiver's port
 #     refuses connections all along;
@@ -68,22 +70,28 @@ printf '#!/bin/sh\nWATCHDOG_PID=$$ exec "%s" "$@"\n' "$tsan_daemon" >"$PERFWATCH
 chmod +x "$PERFWATCHD"
 
 # write_conf N: config variant N (0-3); 3 is invalid and must be rejected.
+right='$2b$04$ked814RXI13WwpPz4C.dHeTwBFR1PpANMF8jKpFIc42Jvy5Pon6ji' # "right", bcrypt cost 4
 write_conf() {
-	local for=1s resolve=750ms level=info system=true header=1
+	local for=1s resolve=750ms level=info system=true header=1 protect='protect = /alerts /history'
 	local receivers=(flaky am)
 	case $1 in
-	1) for=500ms resolve=1s level=debug system=false receivers=(flaky dead) ;;
-	2) header=2 receivers=(flaky am dead) ;;
+	1) for=500ms resolve=1s level=debug system=false receivers=(flaky dead) protect='' ;;
+	2) header=2 receivers=(flaky am dead) protect='protect = /alerts /status /metrics' ;;
 	esac
+	printf 'token-%s\n' "$1" >"$PW_WORK/token.tmp"
+	chmod 0600 "$PW_WORK/token.tmp"
+	mv "$PW_WORK/token.tmp" "$PW_WORK/token"
 	{
 		printf '[perfwatchd]\nlog-level = %s\nbaseline-warmup = 5s\nalert-for = 1s\n' "$level"
 		[ "$1" != 3 ] || printf 'interval = now and then\n'
+		printf '\n[auth]\nuser.prom = %s\n%s\n' "$right" "$protect"
 		printf '\n[rule.CpuFrequencyLow]\nfor = %s\nresolve = %s\n' "$for" "$resolve"
 		printf '\n[rule.SystemTimeHigh]\nenabled = %s\n' "$system"
 		for r in "${receivers[@]}"; do
 			case $r in
 			flaky) printf '\n[receiver.flaky]\ntype = webhook\nurl = %s/flaky\ntimeout = 1s\n' "$RX_URL"
-				printf 'repeat_interval = 2s\nheader = X-Variant: %s\n' "$header" ;;
+				printf 'repeat_interval = 2s\nheader = X-Variant: %s\nbearer_token_file = %s\n' "$header" \
+					"$PW_WORK/token" ;;
 			am) printf '\n[receiver.am]\ntype = alertmanager\nurl = %s\ntimeout = 1s\n' "$RX_URL" ;;
 			dead) printf '\n[receiver.dead]\ntype = webhook\nurl = http://127.0.0.1:%s/\n' "$dead_port" ;;
 			esac
@@ -102,7 +110,7 @@ pw_start perfwatchd --config "$conf" --procfs "$PW_WORK/tree/proc" --sysfs "$PW_
 	--record "$record" --http-timeout 2s
 
 python3 "$here/scrape.py" --port "$PW_PORT" --threads 3 --seconds "$seconds" \
-	--slow-every 4 --slow-wait 6 >"$PW_WORK/scrape.json" 2>"$PW_WORK/scrape.err" &
+	--slow-every 4 --slow-wait 6 --user prom:right >"$PW_WORK/scrape.json" 2>"$PW_WORK/scrape.err" &
 scraper=$!
 PW_PIDS+=("$scraper")
 
@@ -159,11 +167,12 @@ echo "run: $((SECONDS - started)) s, $reloads reloads, the receiver stopped $rx_
 ! grep -q ThreadSanitizer "$log" || pw_fail "ThreadSanitizer reported a race"
 
 # The scrapers: every endpoint answered 200 (/healthz may say 503 when TSan slows the sampler past
-# 3 intervals), never an error; the big bodies came gzipped when asked.
+# 3 intervals; /alerts without a password 401 while it is protected), never an error; the big
+# bodies came gzipped when asked.
 jq -c 'to_entries[] | [.key, .value.status // .value, .value.gzip]' "$PW_WORK/scrape.json"
-bad=$(jq -r 'to_entries[] | select(.key != "slow") | select((.value.status | keys - ["200", "503"] | length) > 0
-	or (.key != "healthz" and (.value.status | has("503"))) or (.value.status["200"] // 0) < 1) | .key' \
-	"$PW_WORK/scrape.json")
+bad=$(jq -r 'to_entries[] | select(.key != "slow") | select((.value.status | keys - ["200", "401", "503"] | length) > 0
+	or (.key != "healthz" and (.value.status | has("503"))) or (.key != "alerts_noauth" and (.value.status | has("401")))
+	or (.value.status["200"] // 0) < 1) | .key' "$PW_WORK/scrape.json")
 [ -z "$bad" ] || pw_fail "endpoints not served throughout: $bad"
 [ "$(jq '.metrics_gzip.gzip' "$PW_WORK/scrape.json")" -ge 1 ] || pw_fail "/metrics never came gzipped"
 [ "$(jq '.history.gzip' "$PW_WORK/scrape.json")" -ge 1 ] || pw_fail "/history never came gzipped"
@@ -177,6 +186,11 @@ n_resolved=$(grep -c 'alert CpuFrequencyLow firing -> resolved' "$log" || true)
 	pw_fail "CpuFrequencyLow fired $n_firing and resolved $n_resolved times, want 2 each"
 [ "$(grep -c 'reload: configuration .* applied' "$log")" -ge 3 ] || pw_fail "reloads not applied"
 grep -q 'reload rejected' "$log" || pw_fail "the invalid config was not rejected"
+[ "$(jq '.alerts_noauth.status["401"] // 0' "$PW_WORK/scrape.json")" -ge 1 ] || pw_fail "/alerts was never protected"
+grep -q 'reload: \[auth\] applied' "$log" || pw_fail "[auth] never reloaded"
+! grep -q 'token-[0-9]' "$log" || pw_fail "a bearer token in the log"
+[ "$(rx_count log '.path == "/flaky" and (.headers.Authorization // "" | startswith("Bearer token-"))')" -ge 1 ] ||
+	pw_fail "no delivery carried the bearer token file's token"
 grep -q 'notifier: 3 receivers configured' "$log" || pw_fail "the receivers never changed"
 [ "$(grep -c '"cpu_o[nf]*line"' "$PW_WORK/events")" -ge 4 ] || pw_fail "the CPUs did not go offline and back"
 [ "$errors" = 0 ] || pw_fail "$errors parse errors"
