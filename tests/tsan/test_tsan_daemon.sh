@@ -12,7 +12,7 @@
 #   - the webhook receiver answers in turn 200, 500, slowly, not at all (past the receiver's 1 s
 #     timeout), not even a connection (it is stopped: refused) and 503; a third receiver's port
 #     refuses connections all along;
-#   - the baselines are saved every 500 ms and the notification queue on every change (--state-dir),
+#   - the baselines are saved every 500 ms and the notification queue as it changes (--state-dir),
 #     and every sample is recorded (--record);
 #   - a NOTIFY_SOCKET listener stands in for systemd: the main thread refreshes STATUS= every 5 s
 #     and around reloads, the sampler pings the watchdog every 0.5 s.
