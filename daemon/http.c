@@ -9,6 +9,7 @@
 #include "http_auth.h"
 #include "http_guard.h"
 #include "http_history.h"
+#include "http_respond.h"
 #include "http_tls.h"
 #include "log.h"
 #include "prometheus.h"
@@ -18,6 +19,8 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <microhttpd.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +36,7 @@ struct pw_http {
 	struct MHD_Daemon *mhd;
 	const struct pw_options *opts;
 	const struct pw_sampler *sampler;
-	const struct pw_watcher *watcher;
+	const struct pw_detector_thread *detector_thread;
 	struct pw_detector_view view; /* scratch copy of the detector's newest view */
 	struct pw_sample *sample;     /* scratch copy of the newest sample */
 	void *point;                  /* scratch for history points */
@@ -41,11 +44,16 @@ struct pw_http {
 	double last_scrape_seconds;
 	uint64_t scrapes;
 	struct pw_ratelimit mhd_log_limit;
-	struct pw_notifier *notifier;  /* NULL: no receivers */
-	struct pw_notify_stats notify; /* scratch copy of its counters */
-	struct pw_tls_material tls;    /* PEM text MHD reads at start; empty without TLS */
-	struct pw_auth *auth;          /* NULL: no endpoint needs a password */
-	struct pw_guard *guard;        /* request receive deadlines (slowloris) */
+	struct pw_notifier *notifier;       /* NULL: no receivers */
+	struct pw_notifier_snapshot notify; /* scratch copy of its counters */
+	struct pw_tls_material tls;         /* PEM text MHD reads at start; empty without TLS */
+	struct pw_auth *auth;               /* NULL: no endpoint needs a password; the HTTP thread's own */
+	/* A reload's [auth] checker, handed over under auth_lock and taken by the HTTP thread before
+	 * its next request: only that thread ever uses or frees h->auth. */
+	pthread_mutex_t auth_lock;
+	struct pw_auth *auth_pending;
+	atomic_bool auth_swap;
+	struct pw_guard *guard; /* request receive deadlines (slowloris) */
 	struct pw_ratelimit auth_log_limit;
 	/* Refused logins; only MHD's one polling thread writes and reads them. */
 	uint64_t auth_bad_credentials, auth_throttled;
@@ -53,26 +61,9 @@ struct pw_http {
 	struct pw_http_history *history;
 };
 
-static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status, const char *type,
-                               const char *body, size_t len, const char *encoding)
-{
-	struct MHD_Response *resp = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
-	if (!resp)
-		return MHD_NO;
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-	if (encoding)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, encoding);
-	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-	enum MHD_Result r = MHD_queue_response(conn, status, resp);
-	MHD_destroy_response(resp);
-	return r;
-}
-
 static enum MHD_Result respond_text(struct MHD_Connection *conn, unsigned status, const char *text)
 {
-	return respond(conn, status, "text/plain; charset=utf-8", text, strlen(text), NULL);
+	return pw_http_respond(conn, status, "text/plain; charset=utf-8", text, strlen(text), NULL);
 }
 
 /* The newest sample into the scratch copy, or NULL before the first. */
@@ -85,7 +76,7 @@ static const struct pw_sample *latest(struct pw_http *h)
  * view that says the baselines are still learning. */
 static const struct pw_detector_view *detector_view(struct pw_http *h)
 {
-	if (!pw_watcher_view(h->watcher, &h->view))
+	if (!pw_detector_thread_view(h->detector_thread, &h->view))
 		memset(&h->view, 0, sizeof(h->view));
 	return &h->view;
 }
@@ -98,8 +89,8 @@ static enum MHD_Result respond_body(struct pw_http *h, struct MHD_Connection *co
 
 	if (h->body.len >= GZIP_MIN_BYTES && pw_gzip_accepted(accept) &&
 	    pw_gzip_compress(h->body.data, h->body.len, &h->gz) == 0)
-		return respond(conn, MHD_HTTP_OK, type, h->gz.data, h->gz.len, "gzip");
-	return respond(conn, MHD_HTTP_OK, type, h->body.data, h->body.len, NULL);
+		return pw_http_respond(conn, MHD_HTTP_OK, type, h->gz.data, h->gz.len, "gzip");
+	return pw_http_respond(conn, MHD_HTTP_OK, type, h->body.data, h->body.len, NULL);
 }
 
 static enum MHD_Result serve_metrics(struct pw_http *h, struct MHD_Connection *conn)
@@ -128,11 +119,11 @@ static enum MHD_Result serve_metrics(struct pw_http *h, struct MHD_Connection *c
 	self.detector = detector_view(h);
 	if (h->notifier) {
 		pw_notifier_stats(h->notifier, &h->notify);
-		self.notify = &h->notify;
+		self.notify = &h->notify.view;
 	}
 	struct pw_files_stats files = {0};
-	if (h->watcher)
-		pw_watcher_files(h->watcher, &files);
+	if (h->detector_thread)
+		pw_detector_thread_files(h->detector_thread, &files);
 	if (h->notifier)
 		pw_notifier_file_stats(h->notifier, &files.file[PW_FILE_NOTIFICATIONS]);
 	self.files = &files;
@@ -264,6 +255,40 @@ static void log_refusal(struct pw_http *h, enum pw_auth_result r, const char *us
 	       (unsigned long long)suppressed);
 }
 
+static bool loopback(const struct sockaddr_storage *a);
+
+/* Take a checker pw_http_reconfigure_auth handed over; the old one's failure records and budget
+ * carry over, its caches go. */
+static void adopt_auth(struct pw_http *h)
+{
+	pthread_mutex_lock(&h->auth_lock);
+	struct pw_auth *fresh = h->auth_pending;
+	h->auth_pending = NULL;
+	atomic_store_explicit(&h->auth_swap, false, memory_order_relaxed);
+	pthread_mutex_unlock(&h->auth_lock);
+	pw_auth_inherit(fresh, h->auth);
+	pw_auth_free(h->auth);
+	h->auth = fresh;
+}
+
+int pw_http_reconfigure_auth(struct pw_http *h, const struct pw_auth_config *cfg)
+{
+	struct pw_auth *fresh = pw_auth_new(cfg);
+
+	if (!fresh && cfg->protect)
+		return -ENOMEM;
+	if (fresh && !h->opts->tls_cert[0] && !loopback(&h->opts->listen_addr))
+		pw_log(LOG_WARNING, "http: basic auth on %s without TLS sends passwords in clear text",
+		       h->opts->listen);
+	pthread_mutex_lock(&h->auth_lock);
+	struct pw_auth *unused = h->auth_pending;
+	h->auth_pending = fresh;
+	atomic_store_explicit(&h->auth_swap, true, memory_order_release);
+	pthread_mutex_unlock(&h->auth_lock);
+	pw_auth_free(unused);
+	return 0;
+}
+
 /* Basic auth for a protected endpoint: true to go on, else *ret is the queued 401 or 429. */
 static bool authorized(struct pw_http *h, struct MHD_Connection *conn, enum MHD_Result *ret)
 {
@@ -326,6 +351,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	pw_guard_request_received(h->guard, conn); /* its receive deadline no longer applies */
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
 		return respond_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n");
+	if (atomic_load_explicit(&h->auth_swap, memory_order_acquire))
+		adopt_auth(h);
 	if (pw_auth_protects(h->auth, url)) {
 		enum MHD_Result r;
 		if (!authorized(h, conn, &r))
@@ -376,6 +403,8 @@ static void http_free(struct pw_http *h)
 	pw_guard_free(h->guard);
 	pw_http_history_free(h->history);
 	pw_auth_free(h->auth);
+	pw_auth_free(h->auth_pending);
+	pthread_mutex_destroy(&h->auth_lock);
 	pw_tls_material_done(&h->tls);
 	pw_outbuf_done(&h->body);
 	pw_outbuf_done(&h->gz);
@@ -433,17 +462,18 @@ static int secure(struct pw_http *h, const struct pw_options *opts, struct MHD_O
 }
 
 struct pw_http *pw_http_start(const struct pw_options *opts, const struct pw_sampler *sampler,
-                              const struct pw_watcher *watcher, struct pw_notifier *notifier, char *err,
-                              size_t err_size)
+                              const struct pw_detector_thread *detector_thread, struct pw_notifier *notifier,
+                              char *err, size_t err_size)
 {
 	struct pw_http *h = calloc(1, sizeof(*h));
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
 
 	if (!h)
 		return snprintf(err, err_size, "out of memory"), NULL;
+	pthread_mutex_init(&h->auth_lock, NULL);
 	h->opts = opts;
 	h->sampler = sampler;
-	h->watcher = watcher;
+	h->detector_thread = detector_thread;
 	h->notifier = notifier;
 	h->mhd_log_limit.period_ns = 60 * INT64_C(1000000000);
 	h->auth_log_limit.period_ns = 60 * INT64_C(1000000000);
@@ -451,9 +481,9 @@ struct pw_http *pw_http_start(const struct pw_options *opts, const struct pw_sam
 	pw_outbuf_init(&h->gz);
 	h->sample = malloc(pw_ring_payload_size(pw_sampler_latest(sampler)));
 	h->point = malloc(pw_ring_payload_size(pw_sampler_history(sampler)));
-	h->history = pw_http_history_new(sampler, watcher, opts->interval_ns, opts->history_ns);
-	if (h->history && watcher)
-		pw_http_history_set_transitions(h->history, pw_watcher_transitions(watcher));
+	h->history = pw_http_history_new(sampler, detector_thread, opts->interval_ns, opts->history_ns);
+	if (h->history && detector_thread)
+		pw_http_history_set_transitions(h->history, pw_detector_thread_transitions(detector_thread));
 	if (!h->sample || !h->point || !h->history) {
 		http_free(h);
 		return snprintf(err, err_size, "out of memory"), NULL;

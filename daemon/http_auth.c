@@ -23,9 +23,11 @@
 #define CACHE_TTL_NS (600 * NS_PER_S)
 #define IP_SLOTS 256
 #define IP_BURST 5.0
-#define IP_REFILL_NS (12 * NS_PER_S) /* one more failed bcrypt check per client every 12 s */
-#define BUDGET_MAX_NS (NS_PER_S / 2) /* bcrypt may use 0.5 s at once ... */
-#define BUDGET_SHARE 4               /* ... and a quarter of a CPU in the long run */
+#define IP_REFILL_NS (12 * NS_PER_S)  /* one more failed bcrypt check per client every 12 s */
+#define FAILED_MEMORY_NS CACHE_TTL_NS /* a failed check counts against its client this long */
+#define TRUST_SLOTS 32                /* clients whose credentials passed bcrypt, newest kept */
+#define BUDGET_MAX_NS (NS_PER_S / 2)  /* bcrypt may use 0.5 s at once ... */
+#define BUDGET_SHARE 4                /* ... and a quarter of a CPU in the long run */
 
 static const char *const endpoints[] = {"/", "/metrics", "/status", "/alerts", "/healthz", "/history", "/ui"};
 #define ENDPOINT_COUNT (sizeof(endpoints) / sizeof(endpoints[0]))
@@ -40,6 +42,15 @@ struct ip_bucket {
 	uint8_t addr[16];
 	double tokens;
 	int64_t last_ns;
+	int64_t failed_ns; /* its last failed check, when failed */
+	bool failed, used;
+};
+
+/* A client whose credentials passed bcrypt: only success puts an address here, so no amount of
+ * guessing from other addresses can push it out. */
+struct trusted {
+	uint8_t addr[16];
+	int64_t ok_ns;
 	bool used;
 };
 
@@ -49,8 +60,10 @@ struct pw_auth {
 	struct cache_entry good[GOOD_SLOTS]; /* verified: answered without bcrypt */
 	struct cache_entry bad[BAD_SLOTS];   /* failed: a client retrying a wrong password costs nothing */
 	struct ip_bucket ips[IP_SLOTS];
+	struct trusted trusted[TRUST_SLOTS];
 	int64_t budget_ns, budget_last_ns;
-	struct crypt_data crypt; /* ~32 KiB of crypt_r scratch */
+	int64_t budget_max_ns, budget_share; /* BUDGET_MAX_NS, BUDGET_SHARE unless tuned */
+	struct crypt_data crypt;             /* ~32 KiB of crypt_r scratch */
 };
 
 uint32_t pw_auth_endpoint(const char *path)
@@ -185,8 +198,27 @@ struct pw_auth *pw_auth_new(const struct pw_auth_config *cfg)
 		free(a);
 		return errno = EIO, NULL;
 	}
-	a->budget_ns = BUDGET_MAX_NS;
+	a->budget_ns = a->budget_max_ns = BUDGET_MAX_NS;
+	a->budget_share = BUDGET_SHARE;
 	return a;
+}
+
+void pw_auth_set_budget(struct pw_auth *a, int64_t max_ns, int64_t share)
+{
+	a->budget_ns = a->budget_max_ns = max_ns;
+	a->budget_share = share;
+}
+
+void pw_auth_inherit(struct pw_auth *a, const struct pw_auth *old)
+{
+	if (!a || !old)
+		return;
+	memcpy(a->ips, old->ips, sizeof(a->ips));
+	memcpy(a->trusted, old->trusted, sizeof(a->trusted));
+	a->budget_ns = old->budget_ns;
+	a->budget_last_ns = old->budget_last_ns;
+	a->budget_max_ns = old->budget_max_ns;
+	a->budget_share = old->budget_share;
 }
 
 void pw_auth_free(struct pw_auth *a)
@@ -264,17 +296,28 @@ static double refilled(const struct ip_bucket *b, int64_t now)
 	return t > IP_BURST ? IP_BURST : t;
 }
 
-/* The client's bucket, refilled to now. A new client evicts the most forgiven one, so cycling
- * through a few addresses does not wipe a penalized client's record. */
-static struct ip_bucket *bucket(struct pw_auth *a, const struct sockaddr *client, int64_t now)
+static bool failed_lately(const struct ip_bucket *b, int64_t now)
 {
-	uint8_t key[16];
+	return b->failed && now - b->failed_ns < FAILED_MEMORY_NS;
+}
+
+/* Which client to forget first: one without a recent failure (a new entry is the same), then the
+ * most forgiven, so cycling through addresses does not wipe a penalized client's record. */
+static bool forget_first(const struct ip_bucket *b, const struct ip_bucket *than, int64_t now)
+{
+	if (failed_lately(b, now) != failed_lately(than, now))
+		return !failed_lately(b, now);
+	return refilled(b, now) > refilled(than, now);
+}
+
+/* The client's bucket, refilled to now; a new client takes a free slot or evicts (forget_first). */
+static struct ip_bucket *bucket(struct pw_auth *a, const uint8_t *key, int64_t now)
+{
 	struct ip_bucket *victim = NULL;
 
-	client_key(client, key);
 	for (size_t i = 0; i < IP_SLOTS; i++) {
 		struct ip_bucket *b = &a->ips[i];
-		if (b->used && memcmp(b->addr, key, sizeof(key)) == 0) {
+		if (b->used && memcmp(b->addr, key, 16) == 0) {
 			b->tokens = refilled(b, now);
 			b->last_ns = now;
 			return b;
@@ -282,25 +325,66 @@ static struct ip_bucket *bucket(struct pw_auth *a, const struct sockaddr *client
 		if (!b->used) {
 			if (!victim || victim->used)
 				victim = b;
-		} else if (!victim || (victim->used && refilled(b, now) > refilled(victim, now))) {
+		} else if (!victim || (victim->used && forget_first(b, victim, now))) {
 			victim = b;
 		}
 	}
-	memcpy(victim->addr, key, sizeof(key));
+	memset(victim, 0, sizeof(*victim));
+	memcpy(victim->addr, key, 16);
 	victim->tokens = IP_BURST;
 	victim->last_ns = now;
 	victim->used = true;
 	return victim;
 }
 
+static bool trusted(const struct pw_auth *a, const uint8_t *key)
+{
+	for (size_t i = 0; i < TRUST_SLOTS; i++)
+		if (a->trusted[i].used && memcmp(a->trusted[i].addr, key, 16) == 0)
+			return true;
+	return false;
+}
+
+/* Remember a client whose credentials passed, over the one that passed longest ago. */
+static void trust(struct pw_auth *a, const uint8_t *key, int64_t now)
+{
+	struct trusted *slot = &a->trusted[0];
+
+	for (size_t i = 0; i < TRUST_SLOTS; i++) {
+		struct trusted *t = &a->trusted[i];
+		if (t->used && memcmp(t->addr, key, 16) == 0) {
+			slot = t;
+			break;
+		}
+		if (!t->used || (slot->used && t->ok_ns < slot->ok_ns))
+			slot = t;
+	}
+	memcpy(slot->addr, key, 16);
+	slot->ok_ns = now;
+	slot->used = true;
+}
+
 static void refill_budget(struct pw_auth *a, int64_t now)
 {
 	if (a->budget_last_ns == 0 || now < a->budget_last_ns)
 		a->budget_last_ns = now; /* first use (the budget starts full) */
-	a->budget_ns += (now - a->budget_last_ns) / BUDGET_SHARE;
-	if (a->budget_ns > BUDGET_MAX_NS)
-		a->budget_ns = BUDGET_MAX_NS;
+	a->budget_ns += (now - a->budget_last_ns) / a->budget_share;
+	if (a->budget_ns > a->budget_max_ns)
+		a->budget_ns = a->budget_max_ns;
 	a->budget_last_ns = now;
+}
+
+/* How far down this client may take the global budget. Clients with a failed check in the last 10
+ * minutes share its upper half; the lower half stays for clients without one, so guessing from any
+ * number of known addresses cannot lock them out; and its last quarter only for clients whose
+ * credentials passed from their address before, which a wave of new guessing addresses cannot
+ * spend either. */
+static int64_t budget_floor(const struct pw_auth *a, const struct ip_bucket *b, const uint8_t *key,
+                            int64_t now)
+{
+	if (trusted(a, key))
+		return 0;
+	return failed_lately(b, now) ? a->budget_max_ns / 2 : a->budget_max_ns / 4;
 }
 
 /* One bcrypt check. An unknown user is checked against the first user's hash and then refused, so
@@ -330,9 +414,11 @@ enum pw_auth_result pw_auth_check(struct pw_auth *a, const char *user, const cha
 		return PW_AUTH_OK;
 	if (cache_find(a->bad, BAD_SLOTS, d, now))
 		return PW_AUTH_DENIED;
-	struct ip_bucket *b = bucket(a, client, now);
+	uint8_t key[16];
+	client_key(client, key);
+	struct ip_bucket *b = bucket(a, key, now);
 	refill_budget(a, now);
-	if (b->tokens < 1.0 || a->budget_ns <= 0)
+	if (b->tokens < 1.0 || a->budget_ns <= budget_floor(a, b, key, now))
 		return PW_AUTH_THROTTLED;
 	/* CPU time, not wall time: a loaded host must not shrink the budget of an idle daemon. */
 	int64_t start = pw_clock_ns(CLOCK_THREAD_CPUTIME_ID);
@@ -340,9 +426,12 @@ enum pw_auth_result pw_auth_check(struct pw_auth *a, const char *user, const cha
 	a->budget_ns -= pw_clock_ns(CLOCK_THREAD_CPUTIME_ID) - start;
 	if (ok) {
 		cache_put(a->good, GOOD_SLOTS, d, now);
+		trust(a, key, now);
 		return PW_AUTH_OK;
 	}
 	b->tokens -= 1.0;
+	b->failed_ns = now;
+	b->failed = true;
 	cache_put(a->bad, BAD_SLOTS, d, now);
 	return PW_AUTH_DENIED;
 }

@@ -62,9 +62,22 @@ enum pw_auth_result {
 
 /* Check user/password (either may be NULL: no or malformed Authorization header) from client at
  * now_ns (monotonic). Cached successes and remembered failures cost no bcrypt. A bcrypt check
- * needs a failure token of the client's address (5, refilled one per 12 s) and the global budget
- * (bcrypt's CPU time may be a quarter of the time elapsed, and 0.5 s at once). */
+ * needs a failure token of the client (IPv4 address or IPv6 /64: 5, refilled one per 12 s) and
+ * room in the global budget (bcrypt's CPU time may be a quarter of the time elapsed, and 0.5 s at
+ * once): clients with a failure in the last 10 minutes may spend only its upper half, clients
+ * without one down to a quarter, clients whose credentials passed from their address before all
+ * of it. So guessing, from any number of addresses, cannot make a scraper get 429. */
 enum pw_auth_result pw_auth_check(struct pw_auth *auth, const char *user, const char *password,
                                   const struct sockaddr *client, int64_t now_ns);
+
+/* Carry old's per-client records (failures, and addresses whose credentials passed) and the global
+ * budget over to auth (a reload): a new [auth] section must not forgive guessing, nor make a
+ * scraper wait behind it. The caches are not carried: they vouch for the old credentials. Either
+ * may be NULL. */
+void pw_auth_inherit(struct pw_auth *auth, const struct pw_auth *old);
+
+/* Tune the global budget: at most max_ns of bcrypt at once, 1/share of the time in the long run
+ * (defaults 0.5 s and 4). For tests, which cannot afford seconds of bcrypt. */
+void pw_auth_set_budget(struct pw_auth *auth, int64_t max_ns, int64_t share);
 
 #endif

@@ -3,6 +3,7 @@
  * exporters/history_json, and the copy freed: nothing is held while nobody looks. */
 #define _GNU_SOURCE /* strcasestr */
 #include "http_history.h"
+#include "http_respond.h"
 
 #include "clock.h"
 #include "gzip.h"
@@ -31,7 +32,7 @@ extern const size_t pw_ui_page_len;
 
 struct pw_http_history {
 	const struct pw_sampler *sampler;
-	const struct pw_watcher *watcher;
+	const struct pw_detector_thread *detector_thread;
 	const struct pw_transitions *log;
 	int64_t interval_ns, history_ns;
 	struct pw_outbuf body, gz;
@@ -41,15 +42,15 @@ struct pw_http_history {
 };
 
 struct pw_http_history *pw_http_history_new(const struct pw_sampler *sampler,
-                                            const struct pw_watcher *watcher, int64_t interval_ns,
-                                            int64_t history_ns)
+                                            const struct pw_detector_thread *detector_thread,
+                                            int64_t interval_ns, int64_t history_ns)
 {
 	struct pw_http_history *hh = calloc(1, sizeof(*hh));
 
 	if (!hh)
 		return NULL;
 	hh->sampler = sampler;
-	hh->watcher = watcher;
+	hh->detector_thread = detector_thread;
 	hh->interval_ns = interval_ns;
 	hh->history_ns = history_ns;
 	pw_outbuf_init(&hh->body);
@@ -76,27 +77,12 @@ void pw_http_history_set_transitions(struct pw_http_history *hh, const struct pw
 	hh->log = log;
 }
 
-static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status, const char *type,
-                               const char *body, size_t len, const char *encoding)
-{
-	struct MHD_Response *resp = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
-	if (!resp)
-		return MHD_NO;
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-	if (encoding)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, encoding);
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-	enum MHD_Result r = MHD_queue_response(conn, status, resp);
-	MHD_destroy_response(resp);
-	return r;
-}
-
 static enum MHD_Result respond_error(struct MHD_Connection *conn, unsigned status, const char *what)
 {
 	char text[640];
 	int n = snprintf(text, sizeof(text), "%s\n", what);
-	return respond(conn, status, "text/plain; charset=utf-8", text,
-	               (size_t)n < sizeof(text) ? (size_t)n : sizeof(text) - 1, NULL);
+	return pw_http_respond(conn, status, "text/plain; charset=utf-8", text,
+	                       (size_t)n < sizeof(text) ? (size_t)n : sizeof(text) - 1, NULL);
 }
 
 struct args {
@@ -152,7 +138,7 @@ static size_t active_transitions(const struct pw_detector_view *v, struct pw_his
 /* Baselines and transitions into w; true when the newest sample was copied into hh->sample. */
 static bool window_context(struct pw_http_history *hh, struct pw_history_window *w)
 {
-	if (!pw_watcher_view(hh->watcher, &hh->view))
+	if (!pw_detector_thread_view(hh->detector_thread, &hh->view))
 		memset(&hh->view, 0, sizeof(hh->view));
 	w->baselines = hh->view.baselines;
 	w->warm = hh->view.warm;
@@ -190,19 +176,13 @@ static enum MHD_Result respond_buf(struct MHD_Connection *conn, const char *type
                                    const char *encoding, bool big)
 {
 	if (!big)
-		return respond(conn, MHD_HTTP_OK, type, out->data, out->len, encoding);
+		return pw_http_respond(conn, MHD_HTTP_OK, type, out->data, out->len, encoding);
 	struct MHD_Response *resp =
 	        MHD_create_response_from_buffer_with_free_callback(out->len, out->data, free_and_trim);
 	if (!resp)
 		return MHD_NO;
 	pw_outbuf_init(out); /* the response owns the bytes now */
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-	if (encoding)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, encoding);
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-	enum MHD_Result r = MHD_queue_response(conn, MHD_HTTP_OK, resp);
-	MHD_destroy_response(resp);
-	return r;
+	return pw_http_queue(conn, MHD_HTTP_OK, resp, type, encoding);
 }
 
 static enum MHD_Result send_body(struct pw_http_history *hh, struct MHD_Connection *conn, const char *type)
@@ -282,14 +262,10 @@ enum MHD_Result pw_http_ui_serve(struct MHD_Connection *conn)
 	        MHD_create_response_from_buffer(pw_ui_page_len, (void *)pw_ui_page, MHD_RESPMEM_PERSISTENT);
 	if (!resp)
 		return MHD_NO;
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/html; charset=utf-8");
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	/* Everything is inline and nothing leaves this origin. */
 	MHD_add_response_header(resp, "Content-Security-Policy",
 	                        "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
 	                        "connect-src 'self'; img-src data:");
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-	enum MHD_Result r = MHD_queue_response(conn, MHD_HTTP_OK, resp);
-	MHD_destroy_response(resp);
-	return r;
+	return pw_http_queue(conn, MHD_HTTP_OK, resp, "text/html; charset=utf-8", NULL);
 }

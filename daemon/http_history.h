@@ -4,19 +4,19 @@
 #ifndef PW_HTTP_HISTORY_H
 #define PW_HTTP_HISTORY_H
 
+#include "detector_thread.h"
 #include "sampler.h"
 #include "transitions.h"
-#include "watcher.h"
 
 #include <microhttpd.h>
 #include <stdbool.h>
 
 struct pw_http_history;
 
-/* Serve from sampler and watcher (borrowed; must outlive it). NULL on allocation failure. */
+/* Serve from sampler and detector_thread (borrowed; must outlive it). NULL on allocation failure. */
 struct pw_http_history *pw_http_history_new(const struct pw_sampler *sampler,
-                                            const struct pw_watcher *watcher, int64_t interval_ns,
-                                            int64_t history_ns);
+                                            const struct pw_detector_thread *detector_thread,
+                                            int64_t interval_ns, int64_t history_ns);
 void pw_http_history_free(struct pw_http_history *hh); /* accepts NULL */
 
 /* Take alert transitions from log (borrowed; NULL: only the active alerts' are known). */

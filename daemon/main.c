@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "clock.h"
 #include "collect.h"
+#include "detector_thread.h"
 #include "http.h"
 #include "log.h"
 #include "notifier.h"
@@ -10,7 +11,6 @@
 #include "recorder.h"
 #include "replay.h"
 #include "sampler.h"
-#include "watcher.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -59,7 +59,7 @@ static void block_signals(sigset_t *set)
 struct parts {
 	struct pw_collector *collector;
 	struct pw_sampler *sampler;
-	struct pw_watcher *watcher;
+	struct pw_detector_thread *detector_thread;
 	struct pw_recorder *recorder; /* --record, or NULL */
 	struct pw_notifier *notifier; /* NULL: no receivers */
 	struct pw_http *http;
@@ -132,7 +132,7 @@ static int start_notifier(const struct pw_options *opts, struct parts *p, char *
 		return -1;
 	if (pw_notifier_start(p->notifier) < 0)
 		return snprintf(err, n, "the notifier did not start"), -1;
-	pw_watcher_set_notifier(p->watcher, p->notifier);
+	pw_detector_thread_set_notifier(p->detector_thread, p->notifier);
 	return 0;
 }
 
@@ -163,8 +163,8 @@ static int start_parts(const struct pw_options *opts, struct parts *p, char *err
 		pw_log(LOG_INFO, "systemd watchdog: %.3g s; the sampler pings every %.3g s",
 		       (double)watchdog_us / 1e6, (double)watchdog_us / 2e6);
 	}
-	if (!(p->watcher = pw_watcher_new(p->sampler, &opts->detector, opts->state_dir,
-	                                  opts->state_interval_ns, err, n)))
+	if (!(p->detector_thread = pw_detector_thread_new(p->sampler, &opts->detector, opts->state_dir,
+	                                                  opts->state_interval_ns, err, n)))
 		return -1;
 	if (opts->record[0]) {
 		struct pw_rec_header hdr;
@@ -173,16 +173,16 @@ static int start_parts(const struct pw_options *opts, struct parts *p, char *err
 		                   cc.user_hz, cc.page_size, opts->interval_ns);
 		if (!(p->recorder = pw_recorder_open(opts->record, &hdr, err, n)))
 			return -1;
-		pw_watcher_record(p->watcher, p->recorder);
+		pw_detector_thread_record(p->detector_thread, p->recorder);
 	}
-	if (pw_watcher_probe(p->watcher, opts->procfs, opts->sysfs, opts->interval_ns) < 0)
+	if (pw_detector_thread_probe(p->detector_thread, opts->procfs, opts->sysfs, opts->interval_ns) < 0)
 		return snprintf(err, n, "cannot set up the alert probes: out of memory"), -1;
 	if (start_notifier(opts, p, err, n) < 0)
 		return -1;
-	if (pw_watcher_start(p->watcher) < 0 || pw_sampler_start(p->sampler) < 0 ||
+	if (pw_detector_thread_start(p->detector_thread) < 0 || pw_sampler_start(p->sampler) < 0 ||
 	    wait_first_sample(p->sampler) < 0)
 		return snprintf(err, n, "the sampler did not start"), -1;
-	if (!(p->http = pw_http_start(opts, p->sampler, p->watcher, p->notifier, err, n)))
+	if (!(p->http = pw_http_start(opts, p->sampler, p->detector_thread, p->notifier, err, n)))
 		return -1;
 	return 0;
 }
@@ -191,10 +191,10 @@ static void stop_parts(struct parts *p)
 {
 	pw_http_stop(p->http);
 	if (p->sampler)
-		pw_sampler_stop(p->sampler); /* before the watcher closes the eventfd it writes to */
-	pw_watcher_free(p->watcher);         /* judges what is left, saves baselines, notifies */
-	pw_recorder_free(p->recorder);       /* after the watcher: its thread writes to it */
-	pw_notifier_free(p->notifier);       /* aborts transfers, keeps the queue */
+		pw_sampler_stop(p->sampler); /* before the detector thread closes the eventfd it writes to */
+	pw_detector_thread_free(p->detector_thread); /* judges what is left, saves baselines, notifies */
+	pw_recorder_free(p->recorder);               /* after the detector thread: its thread writes to it */
+	pw_notifier_free(p->notifier);               /* aborts transfers, keeps the queue */
 	pw_sampler_free(p->sampler);
 	pw_collector_free(p->collector);
 }
@@ -208,7 +208,7 @@ static void format_status(const struct daemon *d, char *buf, size_t n)
 	size_t used;
 
 	memset(&view, 0, sizeof(view));
-	pw_watcher_view(d->parts.watcher, &view);
+	pw_detector_thread_view(d->parts.detector_thread, &view);
 	used = (size_t)snprintf(buf, n, "sampling every %.3g s, %llu samples%s",
 	                        (double)d->opts.interval_ns / 1e9, (unsigned long long)view.samples_seen,
 	                        view.warm ? "" : ", learning baselines");
@@ -254,7 +254,6 @@ static void log_restart_needed(const struct pw_options *old, const struct pw_opt
 	        {"tls", strcmp(old->tls_cert, new->tls_cert) != 0 ||
 	                        strcmp(old->tls_key, new->tls_key) != 0 ||
 	                        strcmp(old->tls_priorities, new->tls_priorities) != 0},
-	        {"auth", memcmp(&old->auth, &new->auth, sizeof(old->auth)) != 0},
 	        {"http limits",
 	         old->http_max_connections != new->http_max_connections ||
 	                 old->http_max_connections_per_ip != new->http_max_connections_per_ip ||
@@ -314,7 +313,7 @@ static void reload(struct daemon *d)
 			fresh.detector.rules[i].resolve_ns = 3 * d->opts.interval_ns;
 	log_restart_needed(&d->opts, &fresh);
 	log_rule_changes(&d->opts.detector, &fresh.detector);
-	pw_watcher_reconfigure(d->parts.watcher, &fresh.detector);
+	pw_detector_thread_reconfigure(d->parts.detector_thread, &fresh.detector);
 	if (fresh.log_level != d->opts.log_level)
 		pw_log_set_level(fresh.log_level);
 	/* Receivers kept by name keep their queues; the notifier applies the list on its own thread. */
@@ -325,12 +324,25 @@ static void reload(struct daemon *d)
 		pw_log(LOG_WARNING,
 		       "reload: receivers were added; alert delivery starts only with a restart");
 	}
-	/* Only fields no other thread reads are updated in the running copy. */
+	/* [auth]: the HTTP thread adopts a new checker (empty caches) before its next request. */
+	if (memcmp(&fresh.auth, &d->opts.auth, sizeof(fresh.auth)) != 0) {
+		if (pw_http_reconfigure_auth(d->parts.http, &fresh.auth) < 0) {
+			pw_log(LOG_ERR, "reload: [auth] not changed: out of memory");
+			fresh.auth = d->opts.auth;
+		} else {
+			pw_log(LOG_INFO, "reload: [auth] applied: %u user%s; cached logins forgotten",
+			       fresh.auth.n_users, fresh.auth.n_users == 1 ? "" : "s");
+		}
+	}
+	if (pw_options_config_exposed(&fresh, err, sizeof(err)))
+		pw_log(LOG_WARNING, "%s", err);
+	/* Only fields no other thread reads after start are updated in the running copy. */
 	d->opts.detector = fresh.detector;
 	d->opts.log_level = fresh.log_level;
 	d->opts.alert_for_ns = fresh.alert_for_ns;
 	d->opts.rule_for_set = fresh.rule_for_set;
 	d->opts.rule_resolve_set = fresh.rule_resolve_set;
+	d->opts.auth = fresh.auth; /* the HTTP thread read it once, at start */
 	pw_log(LOG_NOTICE, "reload: configuration %s applied", fresh.config);
 }
 
@@ -409,7 +421,10 @@ int main(int argc, char **argv)
 	}
 	if (r > 0)
 		return EXIT_SUCCESS;
+	bool exposed = pw_options_config_exposed(&d.opts, err, sizeof(err));
 	if (d.opts.check_config) {
+		if (exposed)
+			fprintf(stderr, "perfwatchd: warning: %s\n", err);
 		printf("perfwatchd: configuration OK\n");
 		return EXIT_SUCCESS;
 	}
@@ -418,5 +433,7 @@ int main(int argc, char **argv)
 	d.argc = argc;
 	d.argv = argv;
 	pw_log_init(d.opts.log_level);
+	if (exposed)
+		pw_log(LOG_WARNING, "%s", err);
 	return run(&d);
 }

@@ -44,7 +44,6 @@ static int rx_setup(struct pw_notifier *n, struct rx *r, const struct pw_receive
 	else
 		snprintf(r->url, sizeof(r->url), "%s", cfg->url);
 	r->source = (struct pw_am_source){n->instance, n->external_url, r->cfg.name};
-	snprintf(r->stats.name, sizeof(r->stats.name), "%s", cfg->name);
 	r->stats.type = pw_receiver_type_str(cfg->type);
 	r->complain.period_ns = COMPLAIN_PERIOD_NS;
 	r->refuse_complain.period_ns = COMPLAIN_PERIOD_NS;
@@ -163,11 +162,7 @@ static int set_receivers(struct pw_notifier *n, const struct pw_receivers *rs)
 		if (old >= 0 && same_settings(&n->rx[old].cfg, &rs->list[i])) {
 			rx_move(n, &fresh[i], &n->rx[old]);
 		} else if (old >= 0 && n->rx[old].cfg.type == rs->list[i].type) {
-			struct pw_notify_receiver_stats *st = &fresh[i].stats;
-			char name[PW_NOTIFY_NAME_MAX];
-			memcpy(name, st->name, sizeof(name));
-			*st = n->rx[old].stats;
-			memcpy(st->name, name, sizeof(name));
+			fresh[i].stats = n->rx[old].stats;
 			memcpy(fresh[i].last_sent_ns, n->rx[old].last_sent_ns, sizeof(fresh[i].last_sent_ns));
 		}
 	}
@@ -210,28 +205,43 @@ static void take_inbox(struct pw_notifier *n)
 		pw_nf_on_event(n, &n->events[i]);
 }
 
+/* Point a snapshot's view at its own arrays (after it was filled or copied). */
+static void snapshot_link(struct pw_notifier_snapshot *s)
+{
+	s->view.receivers = s->receivers;
+	for (uint32_t i = 0; i < s->view.nreceivers; i++)
+		s->receivers[i].name = s->names[i];
+}
+
 static void publish_stats(struct pw_notifier *n)
 {
+	struct pw_notifier_snapshot *s = &n->published;
+
 	pthread_mutex_lock(&n->lock);
-	n->published.queue_capacity = n->queue_cap;
-	n->published.nreceivers = n->nrx < PW_NOTIFY_RECEIVERS_MAX ? n->nrx : PW_NOTIFY_RECEIVERS_MAX;
-	for (uint32_t i = 0; i < n->published.nreceivers; i++) {
-		n->published.receivers[i] = n->rx[i].stats;
-		n->published.receivers[i].queued = 0;
+	s->view.queue_capacity = n->queue_cap;
+	s->view.queue_saves = n->saves;
+	s->view.nreceivers = n->nrx < PW_RECEIVERS_MAX ? n->nrx : PW_RECEIVERS_MAX;
+	for (uint32_t i = 0; i < s->view.nreceivers; i++) {
+		s->receivers[i] = n->rx[i].stats;
+		s->receivers[i].queued = 0;
+		snprintf(s->names[i], sizeof(s->names[i]), "%s", n->rx[i].cfg.name);
 	}
+	snapshot_link(s);
 	for (const struct pw_nq_item *it = n->queue.head; it; it = it->next)
-		if (it->rx >= 0 && (uint32_t)it->rx < n->published.nreceivers)
-			n->published.receivers[it->rx].queued++;
+		if (it->rx >= 0 && (uint32_t)it->rx < s->view.nreceivers)
+			s->receivers[it->rx].queued++;
 	n->file_published = (struct pw_file_stats){
 	        .configured = n->state_dir != NULL, .failing = n->save_failing, .errors = n->save_errors};
 	pthread_mutex_unlock(&n->lock);
 }
 
-/* How long the thread may sleep: until the next retry or repeat is due, at most POLL_MAX_MS. */
+/* How long the thread may sleep: until the next retry, repeat or save is due, at most POLL_MAX_MS. */
 static int pw_nf_sleep_ms(const struct pw_notifier *n, int64_t now)
 {
 	int64_t until = now + POLL_MAX_MS * NS_PER_MS;
 
+	if (pw_nf_save_due_ns(n) < until)
+		until = pw_nf_save_due_ns(n);
 	for (uint32_t i = 0; i < n->nrx; i++) {
 		const struct rx *r = &n->rx[i];
 		if (!r->easy && pw_nq_first_for(&n->queue, (int)i) && r->next_try_ns < until)
@@ -240,8 +250,6 @@ static int pw_nf_sleep_ms(const struct pw_notifier *n, int64_t now)
 			if (n->firing[a] && pw_nf_after(r->last_sent_ns[a], pw_nf_repeat_ns(n, r), 1) < until)
 				until = pw_nf_after(r->last_sent_ns[a], pw_nf_repeat_ns(n, r), 1);
 	}
-	if (n->save_failing && now + SAVE_RETRY_MS * NS_PER_MS < until)
-		until = now + SAVE_RETRY_MS * NS_PER_MS;
 	return until <= now ? 0 : (int)((until - now + NS_PER_MS - 1) / NS_PER_MS);
 }
 
@@ -256,8 +264,7 @@ static void *notifier_main(void *arg)
 		pw_nf_start_transfers(n, pw_mono_ns());
 		curl_multi_perform(n->multi, &running);
 		pw_nf_collect_finished(n);
-		if (n->dirty)
-			pw_nf_save(n);
+		pw_nf_save_if_due(n, pw_mono_ns());
 		publish_stats(n);
 		curl_multi_poll(n->multi, NULL, 0, pw_nf_sleep_ms(n, pw_mono_ns()), NULL);
 	}
@@ -266,7 +273,7 @@ static void *notifier_main(void *arg)
 	for (uint32_t i = 0; i < n->nrx; i++)
 		pw_nf_abort(n, &n->rx[i]);
 	if (n->state_dir)
-		pw_nf_save(n);
+		pw_nf_save(n, pw_mono_ns());
 	publish_stats(n);
 	return NULL;
 }
@@ -288,6 +295,7 @@ struct pw_notifier *pw_notifier_new(const struct pw_notifier_config *c, char *er
 	n->rng = (uint64_t)pw_real_ns() ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15u;
 	n->drop_complain.period_ns = 10 * NS_PER_S;
 	n->save_complain.period_ns = COMPLAIN_PERIOD_NS;
+	n->saved_ns = INT64_MIN;
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK || !(n->multi = curl_multi_init())) {
 		snprintf(err, n_err, "cannot initialise libcurl");
 		pw_notifier_free(n);
@@ -351,11 +359,12 @@ int pw_notifier_reconfigure(struct pw_notifier *n, const struct pw_receivers *re
 	return 0;
 }
 
-void pw_notifier_stats(struct pw_notifier *n, struct pw_notify_stats *ret)
+void pw_notifier_stats(struct pw_notifier *n, struct pw_notifier_snapshot *ret)
 {
 	pthread_mutex_lock(&n->lock);
 	*ret = n->published;
 	pthread_mutex_unlock(&n->lock);
+	snapshot_link(ret);
 }
 
 void pw_notifier_file_stats(struct pw_notifier *n, struct pw_file_stats *ret)

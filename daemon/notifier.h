@@ -43,8 +43,16 @@ void pw_notifier_submit(struct pw_notifier *notifier, const struct pw_alert_even
  * -ENOMEM. */
 int pw_notifier_reconfigure(struct pw_notifier *notifier, const struct pw_receivers *receivers);
 
-/* Any thread: a copy of the delivery counters. */
-void pw_notifier_stats(struct pw_notifier *notifier, struct pw_notify_stats *ret);
+/* The delivery counters at one moment: view is what the exporter renders, and points into this
+ * struct's own arrays (sized by the receiver configuration's limits). */
+struct pw_notifier_snapshot {
+	struct pw_notify_stats view;
+	struct pw_notify_receiver_stats receivers[PW_RECEIVERS_MAX];
+	char names[PW_RECEIVERS_MAX][PW_RECEIVER_NAME_MAX];
+};
+
+/* Any thread: a copy of the delivery counters into ret (its view set to point into ret). */
+void pw_notifier_stats(struct pw_notifier *notifier, struct pw_notifier_snapshot *ret);
 
 /* Any thread: how saving the queue to the state dir fares (not configured without a state dir). */
 void pw_notifier_file_stats(struct pw_notifier *notifier, struct pw_file_stats *ret);

@@ -28,9 +28,8 @@
  * a few lost pushes do not resolve it, and a perfwatchd that died resolves within minutes. */
 #define AM_HOLD_RESENDS 4
 #define COMPLAIN_PERIOD_NS (60 * NS_PER_S)
-/* A queue save that failed (disk full, read-only, directory gone) is tried again this soon, also
- * when nothing else wakes the thread, so the file catches up once the disk does. */
-#define SAVE_RETRY_MS 1000
+/* The queue file is written at most once per this period (and at stop): notify_policy.c says why. */
+#define SAVE_PERIOD_NS (1 * NS_PER_S)
 
 struct rx {
 	struct pw_receiver cfg;
@@ -55,7 +54,7 @@ struct pw_notifier {
 	uint32_t inbox_len;
 	uint64_t inbox_lost;
 	struct pw_receivers *pending; /* a reconfigure not applied yet */
-	struct pw_notify_stats published;
+	struct pw_notifier_snapshot published;
 	struct pw_file_stats file_published; /* the queue file's saves */
 	atomic_bool stop;
 	CURLM *multi; /* curl_multi_wakeup is the one call other threads make on it */
@@ -71,7 +70,9 @@ struct pw_notifier {
 	int64_t webhook_repeat_ns, am_resend_ns;
 	char *state_dir;
 	bool dirty;        /* the queue changed since it was saved */
-	bool save_failing; /* and the last save failed: retried within SAVE_RETRY_MS */
+	int64_t saved_ns;  /* monotonic: the last save tried; INT64_MIN: none yet */
+	uint64_t saves;    /* queue files written */
+	bool save_failing; /* the last save failed (retried SAVE_PERIOD_NS later: still dirty) */
 	uint64_t save_errors;
 	uint64_t rng;
 	struct pw_ratelimit drop_complain, save_complain;
@@ -92,7 +93,9 @@ void pw_nf_map_items(struct pw_notifier *n, const char *why); /* items to receiv
 void pw_nf_drop(struct pw_notifier *n, struct pw_nq_item *item, const char *why);
 void pw_nf_on_event(struct pw_notifier *n, const struct pw_alert_event *event);
 void pw_nf_repeat_firing(struct pw_notifier *n, int64_t now_ns);
-void pw_nf_save(struct pw_notifier *n);
+void pw_nf_save(struct pw_notifier *n, int64_t now_ns);        /* now, changed or not */
+void pw_nf_save_if_due(struct pw_notifier *n, int64_t now_ns); /* changed, and the period is over */
+int64_t pw_nf_save_due_ns(const struct pw_notifier *n);        /* when that is; INT64_MAX: never */
 void pw_nf_load(struct pw_notifier *n);
 
 /* notify_transfer.c */

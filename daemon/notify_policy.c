@@ -36,12 +36,14 @@ void pw_nf_drop(struct pw_notifier *n, struct pw_nq_item *it, const char *why)
 static void enqueue(struct pw_notifier *n, int rx, enum pw_alert_name alert, const char *kind, char *body)
 {
 	struct rx *r = &n->rx[rx];
+	/* No renderer makes a body that long (a test checks): the queue file's bound relies on it. */
+	const char *why = !body ? "out of memory" : strlen(body) > PW_NQ_BODY_MAX ? "body too long" : NULL;
 	struct pw_nq_item *it = pw_nq_item_new(r->cfg.name, alert, kind, pw_real_ns(), body), *old, *next;
 
 	if (!it) {
 		r->stats.dropped++;
-		pw_log(LOG_ERR, "notifier: out of memory: %s notification of %s for %s lost", kind,
-		       pw_alert_name_str(alert), r->cfg.name);
+		pw_log(LOG_ERR, "notifier: %s: %s notification of %s for %s lost",
+		       why ? why : "out of memory", kind, pw_alert_name_str(alert), r->cfg.name);
 		return;
 	}
 	it->rx = rx;
@@ -141,21 +143,34 @@ void pw_nf_repeat_firing(struct pw_notifier *n, int64_t now)
 
 /* ---- persistence ------------------------------------------------------------------------------- */
 
-void pw_nf_save(struct pw_notifier *n)
+/* The file is the whole queue, replaced atomically (state_file.c), written at most once per
+ * SAVE_PERIOD_NS while it changes, and at stop. So its cost is at most one write and fsync of at
+ * most pw_nq_file_max(queue_cap) bytes a second, however many notifications come and go: a burst of
+ * a thousand alerts to a receiver that is down costs a few writes, not a thousand. The first change
+ * after a quiet second is written at once. What a crash can lose is the last second's changes: a
+ * notification enqueued then (sent again after the restart only if it was saved) or delivered
+ * then (sent twice: at least once holds). An append-only journal would write less per change, but
+ * needs a record format, torn-tail recovery and compaction, for a queue that changes a few times per
+ * incident; a snapshot stays one document that pw_nq_decode checks whole. */
+void pw_nf_save(struct pw_notifier *n, int64_t now)
 {
 	char err[PATH_MAX + 128];
 	uint64_t suppressed = 0;
+	size_t len = 0;
 	char *text;
 
+	n->saved_ns = now;
 	if (!n->state_dir) {
 		n->dirty = false;
 		return;
 	}
 	if (!(text = pw_nq_encode(&n->queue)))
 		snprintf(err, sizeof(err), "out of memory");
-	else if (pw_state_write_file(n->state_dir, PW_NOTIFY_QUEUE_FILE, text, strlen(text), err,
-	                             sizeof(err)) == 0)
-		n->dirty = false;
+	else if ((len = strlen(text)) > pw_nq_file_max(n->queue_cap)) /* never: the queue holds queue_cap */
+		snprintf(err, sizeof(err), "%zu bytes, over the %zu its reader takes", len,
+		         pw_nq_file_max(n->queue_cap));
+	else if (pw_state_write_file(n->state_dir, PW_NOTIFY_QUEUE_FILE, text, len, err, sizeof(err)) == 0)
+		n->dirty = false, n->saves++;
 	free(text);
 	if (!n->dirty) {
 		if (n->save_failing)
@@ -166,11 +181,24 @@ void pw_nf_save(struct pw_notifier *n)
 	}
 	n->save_errors++;
 	n->save_failing = true;
-	if (pw_ratelimit_allow(&n->save_complain, pw_mono_ns(), &suppressed))
+	if (pw_ratelimit_allow(&n->save_complain, now, &suppressed))
 		pw_log(LOG_WARNING,
 		       "notifier: cannot save the queue: %s; retrying every second (%" PRIu64
 		       " failures not logged)",
 		       err, suppressed);
+}
+
+int64_t pw_nf_save_due_ns(const struct pw_notifier *n)
+{
+	if (!n->dirty || !n->state_dir)
+		return INT64_MAX;
+	return n->saved_ns == INT64_MIN ? INT64_MIN : pw_nf_after(n->saved_ns, SAVE_PERIOD_NS, 1);
+}
+
+void pw_nf_save_if_due(struct pw_notifier *n, int64_t now)
+{
+	if (n->dirty && now >= pw_nf_save_due_ns(n))
+		pw_nf_save(n, now);
 }
 
 void pw_nf_load(struct pw_notifier *n)
@@ -178,12 +206,15 @@ void pw_nf_load(struct pw_notifier *n)
 	char err[PATH_MAX + 128];
 	void *buf;
 	size_t len;
-	int r = pw_state_read_file(n->state_dir, PW_NOTIFY_QUEUE_FILE, &buf, &len, err, sizeof(err));
+	/* The bound pw_nf_save writes within: a bigger file is none we wrote for this --notify-queue. */
+	int r = pw_state_read_file(n->state_dir, PW_NOTIFY_QUEUE_FILE, pw_nq_file_max(n->queue_cap), &buf,
+	                           &len, err, sizeof(err));
 
 	if (r == -ENOENT)
 		return;
 	if (r < 0) {
-		pw_log(LOG_WARNING, "notifier: %s: queue not restored", err);
+		pw_log(LOG_WARNING, "notifier: %s%s: queue not restored", err,
+		       r == -EFBIG ? " (more than a queue of --notify-queue notifications can fill)" : "");
 		return;
 	}
 	r = pw_nq_decode(&n->queue, buf, len);

@@ -10,11 +10,26 @@
 #include <string.h>
 
 #define QUEUE_FILE_VERSION 1
+/* JSON escapes a byte to at most 6 ("\u001f"); the document's own text around the items and around
+ * each item's strings (keys, numbers, indentation) is well under these. */
+#define ESCAPED_MAX(bytes) (6 * (uint64_t)(bytes))
+#define DOC_OVERHEAD 64
+#define ITEM_OVERHEAD 256
+
+size_t pw_nq_file_max(uint32_t cap)
+{
+	const uint64_t item = ITEM_OVERHEAD + ESCAPED_MAX(PW_RECEIVER_NAME_MAX - 1) +
+	                      ESCAPED_MAX(sizeof(((struct pw_nq_item *)0)->kind) - 1) +
+	                      ESCAPED_MAX(PW_NQ_BODY_MAX);
+	uint64_t max = DOC_OVERHEAD + (uint64_t)cap * item;
+
+	return max > SIZE_MAX ? SIZE_MAX : (size_t)max;
+}
 
 struct pw_nq_item *pw_nq_item_new(const char *receiver, int alert, const char *kind, int64_t real_ns,
                                   char *body)
 {
-	struct pw_nq_item *it = body ? calloc(1, sizeof(*it)) : NULL;
+	struct pw_nq_item *it = body && strlen(body) <= PW_NQ_BODY_MAX ? calloc(1, sizeof(*it)) : NULL;
 
 	if (!it) {
 		free(body);
@@ -95,11 +110,11 @@ char *pw_nq_encode(const struct pw_nq *q)
 	bool failed = !list;
 
 	for (const struct pw_nq_item *it = q->head; it && !failed; it = it->next)
-		failed = json_array_append_new(list, json_pack("{s:s, s:i, s:s, s:I, s:i, s:s}", "receiver",
-		                                               it->receiver, "alert", it->alert, "kind",
-		                                               it->kind, "enqueued_ns",
-		                                               (json_int_t)it->enqueued_real_ns, "attempts",
-		                                               (int)it->attempts, "body", it->body)) < 0;
+		failed = json_array_append_new(
+		                 list, json_pack("{s:s, s:i, s:s, s:I, s:I, s:s}", "receiver", it->receiver,
+		                                 "alert", it->alert, "kind", it->kind, "enqueued_ns",
+		                                 (json_int_t)it->enqueued_real_ns, "attempts",
+		                                 (json_int_t)it->attempts, "body", it->body)) < 0;
 	char *text = failed ? NULL : json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 	json_decref(doc);
 	return text;
@@ -121,12 +136,13 @@ int pw_nq_decode(struct pw_nq *q, const char *text, size_t len)
 	json_array_foreach(list, i, entry)
 	{
 		const char *receiver, *kind, *body;
-		json_int_t enqueued;
-		int alert, attempts;
-		if (json_unpack(entry, "{s:s, s:i, s:s, s:I, s:i, s:s}", "receiver", &receiver, "alert",
+		json_int_t enqueued, attempts;
+		int alert;
+		if (json_unpack(entry, "{s:s, s:i, s:s, s:I, s:I, s:s}", "receiver", &receiver, "alert",
 		                &alert, "kind", &kind, "enqueued_ns", &enqueued, "attempts", &attempts,
 		                "body", &body) < 0 ||
-		    attempts < 0 || alert < 0 || alert >= PW_ALERT_COUNT) {
+		    attempts < 0 || attempts > UINT32_MAX || alert < 0 || alert >= PW_ALERT_COUNT ||
+		    strlen(body) > PW_NQ_BODY_MAX) {
 			r = -EINVAL;
 			break;
 		}

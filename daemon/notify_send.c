@@ -25,7 +25,7 @@ static size_t keep_answer(char *data, size_t size, size_t nmemb, void *user)
 struct curl_slist *pw_send_headers(const struct pw_receiver *r)
 {
 	struct curl_slist *list = NULL, *grown;
-	char line[600];
+	char line[sizeof(r->bearer_token) + 32];
 
 	static const char user_agent[] = "User-Agent: perfwatchd/" PW_VERSION;
 	/* Without "Expect:", libcurl would wait for a 100 Continue before sending a body over 1 KiB. */
@@ -37,7 +37,9 @@ struct curl_slist *pw_send_headers(const struct pw_receiver *r)
 	}
 	if (r->bearer_token[0]) {
 		snprintf(line, sizeof(line), "Authorization: Bearer %s", r->bearer_token);
-		if (!(grown = curl_slist_append(list, line)))
+		grown = curl_slist_append(list, line);
+		explicit_bzero(line, sizeof(line));
+		if (!grown)
 			goto oom;
 		list = grown;
 	}

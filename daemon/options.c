@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -332,29 +333,169 @@ static int apply_rule(struct pw_options *o, const char *rule, const char *key, c
 	return 0;
 }
 
-struct ini_state {
-	struct pw_options *opts;
-	char why[256]; /* reason for the first bad line */
-	FILE *file;
-	int line, section_line; /* counted by read_line: receivers' errors name their section */
-	bool partial;           /* the last read stopped inside a long line */
+/* A key given twice in one section (or in [perfwatchd] and before any section) where only one value
+ * can hold; its first line, for the error. */
+struct seen_key {
+	char *name; /* "section\nkey" */
+	int line;
 };
 
-/* fgets for inih that also counts lines and remembers the newest section header's. */
+struct ini_state {
+	struct pw_options *opts;
+	char why[256]; /* reason for the first bad line ... */
+	int why_line;  /* ... and that line, so a reason never names the wrong line */
+	FILE *file;
+	int line, section_line; /* counted by read_line: receivers' errors name their section */
+	bool key_in_section;    /* a key line came since the last section header */
+	bool stop;              /* a line was refused in read_line: read no further */
+	const char *long_value; /* the value of this line, too long for libinih's buffer; else NULL */
+	struct seen_key *seen;
+	size_t nseen;
+	char buf[PW_CONFIG_LINE_MAX + 2]; /* the whole physical line */
+};
+
+static void refuse_line(struct ini_state *st, const char *why)
+{
+	if (!st->why[0]) {
+		snprintf(st->why, sizeof(st->why), "%s", why);
+		st->why_line = st->line;
+	}
+	st->stop = true;
+}
+
+/* One physical line into st->buf, without its newline; NUL bytes and lines over
+ * PW_CONFIG_LINE_MAX are refused. Returns its length, or -1 at the end of the file. */
+static ssize_t read_physical(struct ini_state *st)
+{
+	size_t len = 0;
+	int c;
+
+	while ((c = getc_unlocked(st->file)) != EOF && c != '\n') {
+		if (c == '\0') {
+			refuse_line(st, "NUL byte in line");
+			return (ssize_t)len;
+		}
+		if (len == PW_CONFIG_LINE_MAX) {
+			char why[64];
+			snprintf(why, sizeof(why), "line longer than %d bytes", PW_CONFIG_LINE_MAX);
+			refuse_line(st, why);
+			return (ssize_t)len;
+		}
+		st->buf[len++] = (char)c;
+	}
+	if (c == EOF && len == 0)
+		return -1;
+	st->buf[len] = '\0';
+	return (ssize_t)len;
+}
+
+/* The value libinih would make of the text after '=' or ':': blanks around it and an inline
+ * comment (';' after a blank) removed. */
+static const char *ini_value(char *v)
+{
+	while (isspace((unsigned char)*v))
+		v++;
+	for (char *p = v; *p; p++)
+		if (*p == ';' && p > v && isspace((unsigned char)p[-1])) {
+			*p = '\0';
+			break;
+		}
+	for (size_t n = strlen(v); n && isspace((unsigned char)v[n - 1]); n--)
+		v[n - 1] = '\0';
+	return v;
+}
+
+/* The reader libinih calls for each line. It reads whole physical lines itself, so that libinih,
+ * whose buffer holds INI_MAX_LINE (200) bytes, never sees part of one: a long comment is a comment
+ * whatever it says, a long "key = value" line reaches the handler whole (st->long_value), and every
+ * call is one line of the file, so libinih's line numbers are the file's. Lines lose their
+ * indentation: libinih would read an indented line after a key as the continuation of that key's
+ * value and call the handler again, replacing the value; such a line without '=' is refused. */
 static char *read_line(char *str, int num, void *stream)
 {
 	struct ini_state *st = stream;
-	char *got = fgets(str, num, st->file);
+	ssize_t len;
 
-	if (!got)
+	st->long_value = NULL;
+	if (st->stop)
 		return NULL;
-	if (!st->partial) {
-		st->line++;
-		if (got[strspn(got, " \t")] == '[')
-			st->section_line = st->line;
+	st->line++; /* before the read, which may refuse this line */
+	if ((len = read_physical(st)) < 0)
+		return NULL;
+	if (st->stop)
+		return snprintf(str, (size_t)num, "\x01\n"), str; /* a syntax error at this line */
+	char *p = st->buf;
+	if (st->line == 1 && strncmp(p, "\xEF\xBB\xBF", 3) == 0)
+		p += 3; /* a UTF-8 byte order mark */
+	bool indented = isspace((unsigned char)*p);
+	while (isspace((unsigned char)*p))
+		p++;
+	len = (ssize_t)strlen(p);
+	if (*p == '\0' || *p == ';' || *p == '#')
+		return snprintf(str, (size_t)num, "\n"), str; /* blank or comment, however long */
+	if (*p == '[') {
+		st->section_line = st->line;
+		st->key_in_section = false;
+	} else {
+		if (indented && st->key_in_section && !strpbrk(p, "=:")) {
+			refuse_line(st, "indented line without '=': continuation lines are not supported "
+			                "(write the value on one line)");
+			return snprintf(str, (size_t)num, "\x01\n"), str;
+		}
+		st->key_in_section = true;
 	}
-	st->partial = !strchr(got, '\n');
-	return got;
+	if (len + 2 <= num) /* the line, '\n' and NUL fit libinih's buffer */
+		return snprintf(str, (size_t)num, "%s\n", p), str;
+	/* Too long for libinih: hand it "key =" and keep the value for the handler. */
+	size_t key_len = strcspn(p, "=:");
+	if (*p == '[' || (p[key_len] && (ssize_t)key_len + 4 > num)) {
+		char why[64];
+		snprintf(why, sizeof(why), "%s longer than %d bytes", *p == '[' ? "section header" : "key",
+		         num - 4);
+		refuse_line(st, why);
+	}
+	if (*p == '[' || !p[key_len] || (ssize_t)key_len + 4 > num)
+		return snprintf(str, (size_t)num, "\x01\n"), str; /* a syntax error at this line */
+	st->long_value = ini_value(p + key_len + 1);
+	snprintf(str, (size_t)num, "%.*s=\n", (int)key_len, p);
+	return str;
+}
+
+/* Keys that may be given more than once: each adds something. */
+static bool repeatable(const char *section, const char *name)
+{
+	if (strncmp(section, "receiver.", 9) == 0)
+		return strcmp(name, "header") == 0;
+	if (!*section || strcmp(section, "perfwatchd") == 0)
+		return strcmp(name, "webhook") == 0 || strcmp(name, "alertmanager") == 0;
+	return false;
+}
+
+/* A single-valued key given again: the second would silently replace the first. Returns 0, or -1
+ * with the reason in why (also when out of memory). */
+static int check_repeat(struct ini_state *st, const char *section, const char *name, char *why, size_t n)
+{
+	char *key;
+
+	if (repeatable(section, name))
+		return 0;
+	if (asprintf(&key, "%s\n%s", *section ? section : "perfwatchd", name) < 0)
+		return snprintf(why, n, "out of memory"), -1;
+	for (size_t i = 0; i < st->nseen; i++)
+		if (strcmp(st->seen[i].name, key) == 0) {
+			free(key);
+			return snprintf(why, n, "'%s' given twice in [%s] (first on line %d)", name,
+			                *section ? section : "perfwatchd", st->seen[i].line),
+			       -1;
+		}
+	struct seen_key *grown = realloc(st->seen, (st->nseen + 1) * sizeof(*grown));
+	if (!grown) {
+		free(key);
+		return snprintf(why, n, "out of memory"), -1;
+	}
+	st->seen = grown;
+	st->seen[st->nseen++] = (struct seen_key){key, st->line};
+	return 0;
 }
 
 static int on_ini_entry(void *user, const char *section, const char *name, const char *value)
@@ -363,7 +504,11 @@ static int on_ini_entry(void *user, const char *section, const char *name, const
 	const struct opt_def *def = find_opt(name);
 	char why[256];
 
-	if (strncmp(section, "rule.", 5) == 0) {
+	if (st->long_value)
+		value = st->long_value;
+	if (check_repeat(st, section, name, why, sizeof(why)) < 0) {
+		/* why says which key, and where it was first */
+	} else if (strncmp(section, "rule.", 5) == 0) {
 		if (apply_rule(st->opts, section + 5, name, value, why, sizeof(why)) == 0)
 			return 1;
 	} else if (strncmp(section, "receiver.", 9) == 0) {
@@ -381,8 +526,10 @@ static int on_ini_entry(void *user, const char *section, const char *name, const
 		snprintf(why, sizeof(why), "unknown key '%s'", name);
 	else if (apply(st->opts, def, value, why, sizeof(why)) == 0)
 		return 1;
-	if (!st->why[0])
+	if (!st->why[0]) {
 		snprintf(st->why, sizeof(st->why), "%s", why);
+		st->why_line = st->line;
+	}
 	return 0;
 }
 
@@ -398,13 +545,17 @@ static int load_file(struct pw_options *o, char *err, size_t n)
 		return snprintf(err, n, "%s: cannot open: %s", o->config, strerror(errno)), -EINVAL;
 	int line = ini_parse_stream(read_line, &st, on_ini_entry, &st);
 	fclose(st.file);
+	for (size_t i = 0; i < st.nseen; i++)
+		free(st.seen[i].name);
+	free(st.seen);
 	if (line == 0 && pw_receivers_validate(&o->receivers, why, sizeof(why), &bad_line) < 0)
 		return snprintf(err, n, "%s:%d: %s", o->config, bad_line, why), -EINVAL;
 	if (line == -2)
 		return snprintf(err, n, "%s: out of memory", o->config), -ENOMEM;
 	if (line > 0)
 		return snprintf(err, n, "%s:%d: %s", o->config, line,
-		                st.why[0] ? st.why : "syntax error (want 'key = value' or '[perfwatchd]')"),
+		                st.why_line == line ? st.why
+		                                    : "syntax error (want 'key = value' or '[perfwatchd]')"),
 		       -EINVAL;
 	return 0;
 }
@@ -497,6 +648,16 @@ static int apply_cli(struct pw_options *o, int argc, char **argv, const struct o
 		const struct opt_def *def = &opt_table[c - 256];
 		if (def->kind == OPT_CLI_ONLY)
 			continue;
+		/* Every user can read a process's command line (/proc/PID/cmdline, ps). */
+		if (def->kind == OPT_RECEIVER && pw_url_has_userinfo(optarg))
+			return snprintf(
+			               err, n,
+			               "--%s: a URL with credentials on the command line is visible to every "
+			               "user (ps, /proc/PID/cmdline); put the receiver in a [receiver.NAME] "
+			               "section of %s, with basic_auth_user and basic_auth_password_file or "
+			               "bearer_token_file",
+			               def->name, o->config),
+			       -EINVAL;
 		if (apply(o, def, optarg ? optarg : "true", why, sizeof(why)) < 0)
 			return snprintf(err, n, "--%s: %s", def->name, why), -EINVAL;
 	}
@@ -562,6 +723,24 @@ static int validate(const struct pw_options *o, char *err, size_t n)
 	if (o->notify_queue < 1 || o->notify_queue > 1000000)
 		return snprintf(err, n, "notify-queue: want 1 to 1000000"), -EINVAL;
 	return validate_http(o, err, n);
+}
+
+int pw_options_config_exposed(const struct pw_options *o, char *msg, size_t n)
+{
+	struct stat st;
+	const struct pw_receiver *holder = NULL;
+
+	for (uint32_t i = 0; i < o->receivers.n && !holder; i++)
+		if (o->receivers.list[i].inline_secret)
+			holder = &o->receivers.list[i];
+	if (!holder || stat(o->config, &st) < 0 || !(st.st_mode & S_IROTH))
+		return 0;
+	snprintf(msg, n,
+	         "%s holds a secret ([receiver.%s]) and every user may read it (mode %04o): move the "
+	         "secret to a file of its own (the *_file keys; under systemd, LoadCredential=), or "
+	         "chmod o-r the file if perfwatchd's user can still read it",
+	         o->config, holder->name, (unsigned)(st.st_mode & 07777));
+	return 1;
 }
 
 int pw_options_load(struct pw_options *o, int argc, char **argv, char *err, size_t n)

@@ -14,6 +14,8 @@
 
 #define PW_DEFAULT_CONFIG "/etc/perfwatch/perfwatchd.conf"
 #define PW_DEFAULT_PORT 10071
+/* The longest line of the config file, in bytes: room for a 4 KiB token or URL and its key. */
+#define PW_CONFIG_LINE_MAX 8192
 
 struct pw_options {
 	char listen[128]; /* as given: "127.0.0.1:10071" */
@@ -59,6 +61,11 @@ struct pw_options {
  * config line, writes "file:line: reason" (or "--flag: reason") into err and returns -EINVAL.
  * Returns 1 when --help or --version was printed (exit 0), 0 to run. */
 int pw_options_load(struct pw_options *opts, int argc, char **argv, char *err, size_t err_size);
+
+/* Whether the config file opts came from holds a secret inline (a receiver's token, password,
+ * credential header or a URL with a password) while every user may read it: then 1, with the
+ * warning in msg (naming the file and the receiver, never the secret); else 0. */
+int pw_options_config_exposed(const struct pw_options *opts, char *msg, size_t msg_size);
 
 /* Parse "HOST:PORT", "[V6]:PORT" or ":PORT" (loopback) into an address. Returns 0 or -EINVAL. */
 int pw_parse_listen(const char *text, struct sockaddr_storage *ret, socklen_t *ret_len);

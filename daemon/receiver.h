@@ -4,25 +4,28 @@
 #ifndef PW_RECEIVER_H
 #define PW_RECEIVER_H
 
-#include "notify_stats.h"
-
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+/* How many receivers, and how long a name (its NUL included): the configuration's limits, which
+ * the notifier's tables and its queue file follow. */
+#define PW_RECEIVERS_MAX 16
+#define PW_RECEIVER_NAME_MAX 64
 #define PW_RECEIVER_HEADERS_MAX 8
 #define PW_RECEIVER_DEFAULT_TIMEOUT_NS (10 * INT64_C(1000000000))
 
 enum pw_receiver_type { PW_RECEIVER_UNSET, PW_RECEIVER_WEBHOOK, PW_RECEIVER_ALERTMANAGER };
 
 struct pw_receiver {
-	char name[PW_NOTIFY_NAME_MAX]; /* section name, or "webhook1", "alertmanager1" for flags */
+	char name[PW_RECEIVER_NAME_MAX]; /* section name, or "webhook1", "alertmanager1" for flags */
 	enum pw_receiver_type type;
 	char url[1024]; /* webhook: the URL POSTed to; alertmanager: the base URL */
-	char bearer_token[512];
-	char basic_user[256], basic_password[256];
-	char headers[PW_RECEIVER_HEADERS_MAX][256]; /* "Name: value" */
+	char bearer_token[4096];
+	char basic_user[256], basic_password[1024];
+	char headers[PW_RECEIVER_HEADERS_MAX][1024]; /* "Name: value" */
 	uint32_t nheaders;
+	bool inline_secret; /* the config file itself holds one of its secrets (not a *_file key) */
 	bool tls_insecure;
 	char ca_file[1024];
 	int64_t repeat_ns;  /* 0: the global --webhook-repeat-interval / --alertmanager-resend */
@@ -32,7 +35,7 @@ struct pw_receiver {
 
 struct pw_receivers {
 	uint32_t n;
-	struct pw_receiver list[PW_NOTIFY_RECEIVERS_MAX];
+	struct pw_receiver list[PW_RECEIVERS_MAX];
 };
 
 const char *pw_receiver_type_str(enum pw_receiver_type type); /* "webhook", "alertmanager" */
@@ -42,10 +45,15 @@ const char *pw_receiver_type_str(enum pw_receiver_type type); /* "webhook", "ale
 int pw_receivers_add_url(struct pw_receivers *rs, enum pw_receiver_type type, const char *url, char *why,
                          size_t why_size);
 
+/* Whether url carries credentials ("scheme://user:password@host..."). */
+bool pw_url_has_userinfo(const char *url);
+
 /* Apply one key of the [receiver.NAME] section (created on its first key; section_line is the
  * line of its header). Keys: type, url, bearer_token, basic_auth_user, basic_auth_password,
  * header ("Name: value", repeatable), header.NAME, tls_insecure, ca_file, repeat_interval,
- * timeout. Returns 0 or -EINVAL with the reason in why. */
+ * timeout; and url_file, bearer_token_file, basic_auth_password_file, header_file.NAME, which read
+ * the secret from a file (a relative path is taken in $CREDENTIALS_DIRECTORY, systemd's
+ * LoadCredential=). Returns 0 or -EINVAL with the reason in why, which never holds a secret. */
 int pw_receivers_apply_key(struct pw_receivers *rs, const char *name, int section_line, const char *key,
                            const char *value, char *why, size_t why_size);
 

@@ -96,13 +96,13 @@ int pw_state_write_file(const char *dir, const char *name, const void *buf, size
 	return 0;
 }
 
-/* Read the regular file fd of fstat st whole. */
-static int read_fd(int fd, const struct stat *st, unsigned char **ret_buf, size_t *ret_len)
+/* Read the regular file fd of fstat st whole, if it is at most max_len bytes (also while read). */
+static int read_fd(int fd, const struct stat *st, size_t max_len, unsigned char **ret_buf, size_t *ret_len)
 {
 	unsigned char *buf;
 	size_t len = 0;
 
-	if ((uint64_t)st->st_size > MAX_STATE_BYTES)
+	if ((uint64_t)st->st_size > max_len)
 		return -EFBIG;
 	/* One byte more than the size says, to notice a file that grew while we read it. */
 	size_t cap = (size_t)st->st_size + 1;
@@ -120,6 +120,10 @@ static int read_fd(int fd, const struct stat *st, unsigned char **ret_buf, size_
 		if (got == 0 || (len += (size_t)got) == cap)
 			break;
 	}
+	if (len > max_len) { /* it grew past the bound as we read */
+		free(buf);
+		return -EFBIG;
+	}
 	*ret_buf = buf;
 	*ret_len = len;
 	return 0;
@@ -127,11 +131,11 @@ static int read_fd(int fd, const struct stat *st, unsigned char **ret_buf, size_
 
 int pw_state_read(const char *dir, void **ret_buf, size_t *ret_len, char *err, size_t n)
 {
-	return pw_state_read_file(dir, PW_STATE_FILE, ret_buf, ret_len, err, n);
+	return pw_state_read_file(dir, PW_STATE_FILE, MAX_STATE_BYTES, ret_buf, ret_len, err, n);
 }
 
-int pw_state_read_file(const char *dir, const char *name, void **ret_buf, size_t *ret_len, char *err,
-                       size_t n)
+int pw_state_read_file(const char *dir, const char *name, size_t max_len, void **ret_buf, size_t *ret_len,
+                       char *err, size_t n)
 {
 	char path[PATH_MAX];
 	unsigned char *buf = NULL;
@@ -152,7 +156,7 @@ int pw_state_read_file(const char *dir, const char *name, void **ret_buf, size_t
 	else if (!S_ISREG(st.st_mode))
 		r = -EINVAL, snprintf(err, n, "cannot read %s: not a regular file", path);
 	else
-		r = read_fd(fd, &st, &buf, &len);
+		r = read_fd(fd, &st, max_len, &buf, &len);
 	close(fd);
 	if (r == -EINVAL)
 		return r;

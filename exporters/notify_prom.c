@@ -25,6 +25,7 @@ enum notify_family {
 	N_DROPPED,
 	N_QUEUE_LENGTH,
 	N_QUEUE_CAPACITY,
+	N_QUEUE_SAVES,
 	N_LATENCY,
 	N_COUNT
 };
@@ -45,6 +46,9 @@ static const struct pw_prom_family families[N_COUNT] = {
         [N_QUEUE_CAPACITY] =
                 PW_PROM_GAUGE("notification_queue_capacity",
                               "Notifications the queue holds before it drops the oldest (perfwatch)."),
+        [N_QUEUE_SAVES] =
+                PW_PROM_COUNTER("notification_queue_saves", "Times the notification queue was written to the "
+                                                            "state dir, at most once a second (perfwatch)."),
         [N_LATENCY] = PW_PROM_HISTOGRAM("notification_delivery_seconds",
                                         "Time from an event to its delivery, retries included (perfwatch)."),
 };
@@ -127,6 +131,11 @@ void pw_notify_prom_render(struct pw_outbuf *out, bool om, const struct pw_notif
 	pw_prom_sample_name(out, &families[N_QUEUE_CAPACITY]);
 	pw_outbuf_putc(out, ' ');
 	pw_outbuf_u64(out, stats->queue_capacity);
+	pw_outbuf_putc(out, '\n');
+	pw_prom_banner(out, om, &families[N_QUEUE_SAVES]);
+	pw_prom_sample_name(out, &families[N_QUEUE_SAVES]);
+	pw_outbuf_putc(out, ' ');
+	pw_outbuf_u64(out, stats->queue_saves);
 	pw_outbuf_putc(out, '\n');
 	latency(out, om, stats);
 }

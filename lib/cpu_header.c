@@ -62,3 +62,21 @@ uint32_t pw_cpu_header_column_cpu(const struct pw_cpu_header *hdr, struct pw_sca
 		(void)header_cpu_id(tok, len, &id);
 	return id;
 }
+
+int pw_cpu_rows_parse(struct pw_scan *scan, pw_cpu_row_fn row, void *ctx)
+{
+	while (!pw_scan_eof(scan)) {
+		const char *tok;
+		size_t len;
+
+		if (pw_scan_token(scan, &tok, &len) == 0) {
+			if (len < 2 || tok[len - 1] != ':')
+				return -EINVAL;
+			int r = row(scan, ctx, tok, len - 1);
+			if (r < 0)
+				return r;
+		}
+		pw_scan_next_line(scan);
+	}
+	return 0;
+}

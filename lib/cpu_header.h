@@ -23,4 +23,12 @@ void pw_cpu_header_walk(const struct pw_cpu_header *hdr, struct pw_scan *ret_wal
 /* The CPU id of column (the columns of one row taken in order with the same walk). */
 uint32_t pw_cpu_header_column_cpu(const struct pw_cpu_header *hdr, struct pw_scan *walk, uint32_t column);
 
+/* What to do with one row after the header: the scanner stands after "NAME:". A negative result
+ * stops the parse. */
+typedef int (*pw_cpu_row_fn)(struct pw_scan *scan, void *ctx, const char *name, size_t name_len);
+
+/* The rows after the header, each "NAME: ..." (a name never holds a blank): row() for each, then the
+ * next line. Returns 0, -EINVAL for a row without its "NAME:", or row()'s negative result. */
+int pw_cpu_rows_parse(struct pw_scan *scan, pw_cpu_row_fn row, void *ctx);
+
 #endif

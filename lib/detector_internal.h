@@ -1,5 +1,6 @@
-/* detector_internal.h — the detector's state, shared by detector.c (learning, alert lifecycle) and
- * rules.c (the rules' conditions, evidence and words). Not part of the public API. */
+/* detector_internal.h — the detector's state, shared by detector.c (learning, alert lifecycle),
+ * deviations.c and the rules (rules.c and its families, rules_internal.h: the conditions, evidence
+ * and words). Not part of the public API. */
 #ifndef PW_DETECTOR_INTERNAL_H
 #define PW_DETECTOR_INTERNAL_H
 
@@ -124,11 +125,6 @@ static inline struct pw_baseline *pw_cpu_event_before(const struct pw_detector *
 {
 	return &d->cpu_events_before[(size_t)cpu * PW_CPU_EVENT_KINDS + (size_t)k];
 }
-
-/* The conditions of MemorySwapping and IoWaitHigh on this sample: other rules defer to them (the
- * handler time of block completions, the kernel time of page reclaim). */
-bool pw_rule_memory_holds(const struct pw_detector *d, const struct pw_now *now);
-bool pw_rule_io_stall_holds(const struct pw_detector *d, const struct pw_now *now);
 
 /* Fill d->deviations from now: every signal far from its baseline and by enough to matter. */
 void pw_detector_find_deviations(struct pw_detector *d, const struct pw_now *now);

@@ -27,9 +27,37 @@ struct candidate {
 	int32_t cpu;
 	enum pw_deviation_unit unit;
 	enum pw_signal signal;
-	double value, min_change, floor;
+	double value, min_change;
 	const struct pw_baseline *b;
 };
+
+/* A figure of one CPU (cpu >= 0), softirq type or interrupt line: no host signal, named by the
+ * caller in what_buf. */
+static struct candidate figure(int32_t cpu, enum pw_deviation_unit unit, double value, double min_change,
+                               const struct pw_baseline *b)
+{
+	return (struct candidate){.cpu = cpu,
+	                          .unit = unit,
+	                          .signal = PW_SIG_COUNT,
+	                          .value = value,
+	                          .min_change = min_change,
+	                          .b = b};
+}
+
+/* The spread below which a baseline's own variation is noise, by the kind of figure. */
+static double spread_floor(enum pw_deviation_unit unit, const struct pw_baseline *b)
+{
+	switch (unit) {
+	case PW_UNIT_SHARE:
+		return PW_SHARE_SPREAD_FLOOR;
+	case PW_UNIT_RATE:
+		return pw_rate_spread_floor(b);
+	case PW_UNIT_PERCENT: /* a percentage point of stall time */
+	case PW_UNIT_TASKS:   /* one task */
+		break;
+	}
+	return 1.0;
+}
 
 static void insert(struct pw_detector *d, const struct pw_deviation *dev)
 {
@@ -45,13 +73,14 @@ static void insert(struct pw_detector *d, const struct pw_deviation *dev)
 static void consider(struct pw_detector *d, const struct candidate *c)
 {
 	const struct pw_baseline *b = c->b;
+	double floor = spread_floor(c->unit, b);
 
 	if (!isfinite(c->value) || !pw_baseline_learned(b, pw_warmup_s(d)))
 		return;
 	double change = c->value - b->mean;
 	/* A fall can be at most the whole mean: for rates, half of it is worth naming. */
 	double needed = change < 0 ? fmin(c->min_change, 0.5 * b->mean) : c->min_change;
-	double score = pw_baseline_score(b, c->value, c->floor);
+	double score = pw_baseline_score(b, c->value, floor);
 	/* A rate that fell to a quarter of its normal is news even when a bursty load (disk I/O) left
 	 * a wide spread: half the usual sigmas then. */
 	double sigmas = c->unit == PW_UNIT_RATE && c->value <= 0.25 * b->mean ? DEV_SIGMAS / 2 : DEV_SIGMAS;
@@ -63,7 +92,7 @@ static void consider(struct pw_detector *d, const struct candidate *c)
 	        .signal = c->signal,
 	        .value = c->value,
 	        .baseline = b->mean,
-	        .spread = pw_baseline_spread(b, c->floor),
+	        .spread = pw_baseline_spread(b, floor),
 	        .score = score,
 	        .rank = fmin(fabs(score) / DEV_SIGMAS, DEV_CAP) * fmin(fabs(change) / needed, DEV_CAP),
 	};
@@ -92,34 +121,23 @@ static void host_signals(struct pw_detector *d, const struct pw_now *now)
 	        {PW_SIG_PSI_CPU, "tasks waiting for a CPU", PW_UNIT_PERCENT, MIN_PSI},
 	        {PW_SIG_PSI_MEMORY, "tasks stalled on memory", PW_UNIT_PERCENT, MIN_PSI},
 	        {PW_SIG_PSI_IO, "tasks stalled on I/O", PW_UNIT_PERCENT, MIN_PSI},
+	        {PW_SIG_RUN_QUEUE, "run queue", PW_UNIT_TASKS, 0 /* from the CPU count */},
 	};
 
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
-		const struct pw_baseline *b = &d->host[table[i].sig];
 		struct candidate c = {
 		        .what = table[i].what,
 		        .cpu = -1,
 		        .unit = table[i].unit,
 		        .signal = table[i].sig,
 		        .value = now->host[table[i].sig],
-		        .min_change = table[i].min_change,
-		        .floor = table[i].unit == PW_UNIT_SHARE     ? PW_SHARE_SPREAD_FLOOR
-		                 : table[i].unit == PW_UNIT_PERCENT ? 1.0
-		                                                    : pw_rate_spread_floor(b),
-		        .b = b,
+		        /* The run queue: a few tasks more than there are CPUs to run them. */
+		        .min_change = table[i].sig == PW_SIG_RUN_QUEUE ? fmax(2.0, now->online_cpus)
+		                                                       : table[i].min_change,
+		        .b = &d->host[table[i].sig],
 		};
 		consider(d, &c);
 	}
-	const struct pw_baseline *rq = &d->host[PW_SIG_RUN_QUEUE];
-	struct candidate c = {.what = "run queue",
-	                      .cpu = -1,
-	                      .unit = PW_UNIT_TASKS,
-	                      .signal = PW_SIG_RUN_QUEUE,
-	                      .value = now->host[PW_SIG_RUN_QUEUE],
-	                      .min_change = fmax(2.0, now->online_cpus),
-	                      .floor = 1.0,
-	                      .b = rq};
-	consider(d, &c);
 }
 
 static void cpu_signals(struct pw_detector *d, const struct pw_now *now)
@@ -134,17 +152,12 @@ static void cpu_signals(struct pw_detector *d, const struct pw_now *now)
 		const float *sh = cpus[id].share;
 		if (!(cpus[id].derived_valid & PW_DERIVED_SHARES))
 			continue;
-		struct candidate c = {.cpu = (int32_t)id,
-		                      .unit = PW_UNIT_SHARE,
-		                      .signal = PW_SIG_COUNT,
-		                      .value = sh[PW_MODE_SYSTEM],
-		                      .min_change = MIN_CPU_SHARE,
-		                      .floor = PW_SHARE_SPREAD_FLOOR,
-		                      .b = &d->cpu_system[id]};
+		struct candidate c = figure((int32_t)id, PW_UNIT_SHARE, sh[PW_MODE_SYSTEM], MIN_CPU_SHARE,
+		                            &d->cpu_system[id]);
 		snprintf(c.what_buf, sizeof(c.what_buf), "system time on cpu%u", id);
 		consider(d, &c);
-		c.value = (double)sh[PW_MODE_IRQ] + sh[PW_MODE_SOFTIRQ];
-		c.b = &d->cpu_irq[id];
+		c = figure((int32_t)id, PW_UNIT_SHARE, (double)sh[PW_MODE_IRQ] + sh[PW_MODE_SOFTIRQ],
+		           MIN_CPU_SHARE, &d->cpu_irq[id]);
 		snprintf(c.what_buf, sizeof(c.what_buf), "interrupt handler time on cpu%u", id);
 		consider(d, &c);
 	}
@@ -158,13 +171,8 @@ static void event_signals(struct pw_detector *d, const struct pw_now *now)
 	if (!(s->derived.valid & PW_DERIVED_RATES))
 		return;
 	for (int t = 0; t < PW_SOFTIRQ_COUNT; t++) {
-		struct candidate c = {.cpu = -1,
-		                      .unit = PW_UNIT_RATE,
-		                      .signal = PW_SIG_COUNT,
-		                      .value = s->derived.softirq_rate[t],
-		                      .min_change = fmax(MIN_SOFTIRQ, d->softirq[t].mean),
-		                      .floor = pw_rate_spread_floor(&d->softirq[t]),
-		                      .b = &d->softirq[t]};
+		struct candidate c = figure(-1, PW_UNIT_RATE, s->derived.softirq_rate[t],
+		                            fmax(MIN_SOFTIRQ, d->softirq[t].mean), &d->softirq[t]);
 		snprintf(c.what_buf, sizeof(c.what_buf), "%s softirqs",
 		         pw_softirq_name((enum pw_softirq_type)t));
 		consider(d, &c);
@@ -173,13 +181,8 @@ static void event_signals(struct pw_detector *d, const struct pw_now *now)
 		const struct pw_line_baseline *lb = pw_detector_line(d, i, lines[i].line.irq);
 		if (!lb)
 			continue;
-		struct candidate c = {.cpu = -1,
-		                      .unit = PW_UNIT_RATE,
-		                      .signal = PW_SIG_COUNT,
-		                      .value = lines[i].rate,
-		                      .min_change = fmax(MIN_LINE, 0.5 * lb->rate.mean),
-		                      .floor = pw_rate_spread_floor(&lb->rate),
-		                      .b = &lb->rate};
+		struct candidate c = figure(-1, PW_UNIT_RATE, lines[i].rate,
+		                            fmax(MIN_LINE, 0.5 * lb->rate.mean), &lb->rate);
 		snprintf(c.what_buf, sizeof(c.what_buf), "interrupts on irq %.8s (%.16s)", lines[i].line.irq,
 		         lines[i].line.device);
 		consider(d, &c);

@@ -180,8 +180,9 @@ static int parse_named(struct pw_scan *scan, struct irq_ctx *ctx, uint64_t *row,
 }
 
 /* One "NAME: counts rest" line. Lines past line_cap still count towards per_cpu. */
-static int parse_line(struct pw_scan *scan, struct irq_ctx *ctx, const char *name, size_t name_len)
+static int parse_line(struct pw_scan *scan, void *arg, const char *name, size_t name_len)
 {
+	struct irq_ctx *ctx = arg;
 	struct pw_irq_line dummy, *line = &dummy;
 	uint64_t *row = NULL;
 	int r;
@@ -208,25 +209,6 @@ static int parse_line(struct pw_scan *scan, struct irq_ctx *ctx, const char *nam
 	return 0;
 }
 
-static int parse_body(struct pw_scan *scan, struct irq_ctx *ctx)
-{
-	while (!pw_scan_eof(scan)) {
-		const char *tok;
-		size_t len;
-
-		if (pw_scan_token(scan, &tok, &len) == 0) {
-			/* Every line is "NAME: ..."; the name never contains a blank. */
-			if (len < 2 || tok[len - 1] != ':')
-				return -EINVAL;
-			int r = parse_line(scan, ctx, tok, len - 1);
-			if (r < 0)
-				return r;
-		}
-		pw_scan_next_line(scan);
-	}
-	return 0;
-}
-
 int pw_interrupts_parse(const char *buf, size_t len, struct pw_irq_line *lines, uint32_t line_cap,
                         uint64_t *per_cpu, uint64_t *matrix, uint32_t cpu_cap, struct pw_interrupts *ret)
 {
@@ -247,7 +229,7 @@ int pw_interrupts_parse(const char *buf, size_t len, struct pw_irq_line *lines, 
 	if (r < 0)
 		return r;
 	pw_scan_next_line(&scan);
-	r = parse_body(&scan, &ctx);
+	r = pw_cpu_rows_parse(&scan, parse_line, &ctx);
 	if (r < 0)
 		return r;
 	*ret = (struct pw_interrupts){

@@ -8,16 +8,17 @@
 #include "probes.h"
 #include "readfile.h"
 
-/* One process as last scanned: pid + starttime say who it is (pids are reused). */
+/* What a scan keeps of one process (32 bytes; its comm only while ranked): pid + starttime say who
+ * it is (pids are reused). */
 struct pw_proc_entry {
 	int32_t pid;
 	uint64_t starttime, utime, stime;
-	char comm[PW_COMM_MAX];
 };
 
 struct pw_proc_scan {
-	struct pw_proc_entry *cur, *prev; /* [cap], sorted by pid; allocated at the first scan */
-	uint32_t cap, ncur, nprev;
+	struct pw_proc_entry *cur, *prev; /* [alloc]: prev sorted by pid, cur once its scan is over */
+	uint32_t cap;                     /* processes read per scan at most */
+	uint32_t alloc, ncur, nprev;      /* alloc grows by doubling up to cap, as processes appear */
 	bool have_prev;
 	int64_t prev_ns;
 	struct pw_ev_processes by_system, by_total; /* the findings of the last scan */
@@ -50,7 +51,8 @@ struct pw_probes {
 /* Read a small file relative to dirfd into p->buf; 0 or -errno. */
 int pw_probe_read(struct pw_probes *p, int dirfd, const char *path);
 
-/* Scan /proc/[pid]/stat (at most cap), compare with the previous scan, fill the findings.
+/* Scan /proc/[pid]/stat (every process, up to cap), compare each with the previous scan as it is
+ * read and keep the top ones, fill the findings.
  * user_hz from the sample; the host figures are set by the caller. */
 void pw_probe_procs(struct pw_probes *p, uint32_t user_hz, int64_t now_ns);
 void pw_probe_procs_forget(struct pw_proc_scan *scan);

@@ -263,6 +263,30 @@ void pw_rec_encoder_resync(struct pw_rec_encoder *enc, bool segment)
 	enc->segment |= segment;
 }
 
+/* Under the fuzzer's comparison tracing a byte loop over a whole sample cost more than the rest of a
+ * replay, and its coverage says nothing: clang builds it untraced. */
+#if defined(__clang__)
+#define NO_COVERAGE __attribute__((no_sanitize("coverage")))
+#else
+#define NO_COVERAGE
+#endif
+
+/* dst ^= src over n bytes (a delta frame against the previous sample), a word at a time. */
+static NO_COVERAGE void xor_into(unsigned char *dst, const unsigned char *src, size_t n)
+{
+	size_t i = 0;
+
+	for (; i + sizeof(uint64_t) <= n; i += sizeof(uint64_t)) {
+		uint64_t a, b;
+		memcpy(&a, dst + i, sizeof(a));
+		memcpy(&b, src + i, sizeof(b));
+		a ^= b;
+		memcpy(dst + i, &a, sizeof(a));
+	}
+	for (; i < n; i++)
+		dst[i] ^= src[i];
+}
+
 int pw_rec_encode(struct pw_rec_encoder *enc, const struct pw_sample *s, const void **ret_buf,
                   size_t *ret_len)
 {
@@ -273,11 +297,9 @@ int pw_rec_encode(struct pw_rec_encoder *enc, const struct pw_sample *s, const v
 
 	if (s->size != size || s->cpu_cap != enc->hdr.cpu_cap || s->line_cap != enc->hdr.line_cap)
 		return -EINVAL;
-	if (key)
-		memcpy(enc->delta, bytes, size);
-	else
-		for (size_t i = 0; i < size; i++)
-			enc->delta[i] = bytes[i] ^ enc->prev[i];
+	memcpy(enc->delta, bytes, size);
+	if (!key)
+		xor_into(enc->delta, enc->prev, size);
 	if (deflateReset(&enc->z) != Z_OK)
 		return -ENOMEM;
 	enc->z.next_in = enc->delta;
@@ -444,8 +466,7 @@ ssize_t pw_rec_decode(struct pw_rec_decoder *dec, const void *buf, size_t len, s
 	if (inflate_payload(dec, p + PW_REC_FRAME_SIZE, payload) < 0)
 		return -EBADMSG;
 	if (!(flags & PW_REC_KEYFRAME))
-		for (size_t i = 0; i < size; i++)
-			dec->delta[i] ^= dec->prev[i];
+		xor_into(dec->delta, dec->prev, size);
 	if (!sample_valid(dec, (const struct pw_sample *)(const void *)dec->delta))
 		return -EBADMSG;
 	/* The sample is the next one's base: swap rather than copy. */

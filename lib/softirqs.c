@@ -81,25 +81,12 @@ static int parse_row(struct pw_scan *scan, struct softirq_ctx *ctx, int type)
 	return 0;
 }
 
-static int parse_body(struct pw_scan *scan, struct softirq_ctx *ctx)
+/* A row of a known type: its counts; an unknown type (a newer kernel's) is skipped. */
+static int parse_named_row(struct pw_scan *scan, void *arg, const char *name, size_t name_len)
 {
-	while (!pw_scan_eof(scan)) {
-		const char *tok;
-		size_t len;
+	int type = softirq_type(name, name_len);
 
-		if (pw_scan_token(scan, &tok, &len) == 0) {
-			if (len < 2 || tok[len - 1] != ':')
-				return -EINVAL;
-			int type = softirq_type(tok, len - 1);
-			if (type >= 0) {
-				int r = parse_row(scan, ctx, type);
-				if (r < 0)
-					return r;
-			}
-		}
-		pw_scan_next_line(scan);
-	}
-	return 0;
+	return type >= 0 ? parse_row(scan, arg, type) : 0;
 }
 
 int pw_softirqs_parse(const char *buf, size_t len, uint64_t *per_cpu, uint32_t cpu_cap,
@@ -116,7 +103,7 @@ int pw_softirqs_parse(const char *buf, size_t len, uint64_t *per_cpu, uint32_t c
 	if (r < 0)
 		return r;
 	pw_scan_next_line(&scan);
-	r = parse_body(&scan, &ctx);
+	r = pw_cpu_rows_parse(&scan, parse_named_row, &ctx);
 	if (r < 0)
 		return r;
 	ctx.st.cpu_seen = ctx.hdr.cpu_seen;

@@ -55,7 +55,7 @@ want = {"ALERTSTATE": "firing", "ALERTSEVERITY": "warning", "ALERTSCOPE": "the h
         "CODE_FUNC": "log_event"}
 for k, v in want.items():
     assert alert.get(k) == v, (k, alert)
-assert alert["CODE_FILE"].endswith("watcher.c"), alert
+assert alert["CODE_FILE"].endswith("detector_thread.c"), alert
 assert alert["MESSAGE"].startswith("alert IoWaitHigh inactive -> firing (warning): "), alert
 print(f"{len(recs)} journal records, alert record: {alert}")
 PY

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Undelivered notifications survive a crash: with the receiver down, the alert fires and resolves,
-# both messages wait in the queue (saved in --state-dir as it changes); perfwatchd is killed with
-# SIGKILL and started again with the same state dir and the receiver up: both arrive, exactly once,
-# in order, byte for byte as first rendered (the first run's instance and times).
+# both messages wait in the queue (saved in --state-dir as it changes, at most once a second: so
+# polled for, and the writes counted); perfwatchd is killed with SIGKILL and started again with the
+# same state dir and the receiver up: both arrive, exactly once, in order, byte for byte as first
+# rendered (the first run's instance and times).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/notify_lib.sh"
 command -v jq >/dev/null || pw_skip "jq not installed"
@@ -13,8 +14,9 @@ scenario_start 4 1
 pw_start first "${PW_SCENARIO_FLAGS[@]}" --state-dir "$PW_WORK/state" --instance first-run \
 	--webhook "http://127.0.0.1:$RX_PORT/hook"
 metric_at_least "perfwatch_notification_queue_length$RX_LABELS" 2 30
-jq -e '[.notifications[].kind] == ["firing", "resolved"]' "$PW_WORK/state/notifications" >/dev/null ||
-	pw_fail "queue file: $(cat "$PW_WORK/state/notifications")"
+_saved() { jq -e '[.notifications[].kind] == ["firing", "resolved"]' "$PW_WORK/state/notifications" >/dev/null 2>&1; }
+pw_wait_for 5 "both in the queue file" _saved || pw_fail "queue file: $(cat "$PW_WORK/state/notifications")"
+metric_at_least perfwatch_notification_queue_saves_total 2 5
 kill -KILL "$PW_PID"
 wait "$PW_PID" 2>/dev/null || true
 

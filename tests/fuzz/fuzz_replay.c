@@ -1,6 +1,6 @@
 /* fuzz_replay.c — libFuzzer harness: the --replay path (daemon/replay.c) without the file: the
  * recording header and records (lib/recording.c), every valid sample through the detector
- * (lib/detector.c, lib/rules.c, lib/deviations.c), each transition as the --replay --json line and
+ * (lib/detector.c, lib/rules*.c, lib/deviations.c), each transition as the --replay --json line and
  * the active alerts as the /alerts document (exporters/alerts_json.c). The rules are set to fire
  * after a second with no warmup, so short inputs reach them. */
 #include "alerts_json.h"

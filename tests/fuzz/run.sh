@@ -4,6 +4,7 @@
 #
 #   tests/fuzz/run.sh BUILD_DIR SECONDS [HARNESS...]    each harness for SECONDS (make fuzz)
 #   tests/fuzz/run.sh BUILD_DIR smoke [HARNESS...]      each replays its seeds, then 2000 runs or 1 s (make test)
+#   tests/fuzz/run.sh BUILD_DIR runs=N [HARNESS...]     each harness until N executions (seeds included)
 #
 # Seeds: the fixtures each parser reads (tests/fixtures), copied into BUILD_DIR/fuzz-seeds/NAME,
 # plus tests/fuzz/corpus/NAME (hand-made seeds and the inputs of crashes found and fixed, so the
@@ -49,6 +50,8 @@ opts_of() {
 
 if [ "$mode" = smoke ]; then
 	run_opts="-runs=2000 -max_total_time=1"
+elif [[ "$mode" == runs=* ]]; then
+	run_opts="-runs=${mode#runs=}"
 else
 	run_opts="-max_total_time=$mode"
 fi

@@ -206,6 +206,28 @@ size_t pw_test_random_input(uint32_t *seed, const char *alphabet, size_t nalphab
 	return len;
 }
 
+void pw_test_each_refused(int (*parse)(const char *buf, size_t len), const char *const *bad, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		ck_assert_msg(parse(bad[i], strlen(bad[i])) == -EINVAL, "accepted \"%s\"", bad[i]);
+}
+
+void pw_test_random_garbage(int (*parse)(const char *buf, size_t len), const char *alphabet, size_t nalphabet,
+                            uint32_t seed, size_t size, int iterations)
+{
+	char *buf = malloc(size);
+
+	ck_assert_ptr_nonnull(buf);
+	for (int iter = 0; iter < iterations; iter++) {
+		size_t len = pw_test_random_input(&seed, alphabet, nalphabet, buf, size);
+		int r = parse(buf, len);
+
+		ck_assert_msg(r == 0 || r == -EINVAL || r == -ERANGE, "input %d (%zu bytes): %d", iter, len,
+		              r);
+	}
+	free(buf);
+}
+
 /* ---- samples ---- */
 
 struct pw_sample *pw_test_sample_new(uint32_t cpu_cap, uint32_t line_cap, bool matrix)

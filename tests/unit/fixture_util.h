@@ -1,7 +1,8 @@
 /* fixture_util.h — helpers the unit suites share: fixture files and kernel captures, exact-size
- * copies for ASan, the cut-at-every-offset and random-input loops of the parser suites, golden
- * files, hand-built samples, and running a suite. Every helper aborts the current test (ck_abort)
- * on a failure of its own, so callers need not check. */
+ * copies for ASan and a parser suite's wrappers around them, the cut-at-every-offset and
+ * random-input loops of the parser suites, golden files, hand-built samples, and running a suite.
+ * Every helper aborts the current test (ck_abort) on a failure of its own, so callers need not
+ * check. */
 #ifndef PW_FIXTURE_UTIL_H
 #define PW_FIXTURE_UTIL_H
 
@@ -59,6 +60,38 @@ void pw_fixture_check_golden(const char *relpath, const char *text);
  * reports any read past len. Never NULL (aborts the test); the caller frees it. */
 char *pw_test_exact_copy(const char *buf, size_t len);
 
+/* The three wrappers of a parser suite, for a parser int parse(const char *buf, size_t len, type *ret):
+ * parse_exact(buf, len, ret) parses an exact copy (pw_test_exact_copy), parse_str(s, ret) a string,
+ * parse_fixture(relpath) a fixture file and asserts that it parses, parse_result(buf, len) only says
+ * what parse_exact returns (for pw_test_each_refused, pw_test_random_garbage). Needs <stdlib.h>, <string.h>.
+ */
+#define PW_TEST_PARSER_WRAPPERS(type, parse)                                                                 \
+	__attribute__((unused)) static int parse_exact(const char *buf, size_t len, type *ret)               \
+	{                                                                                                    \
+		char *copy = pw_test_exact_copy(buf, len);                                                   \
+		int r = parse(copy, len, ret);                                                               \
+		free(copy);                                                                                  \
+		return r;                                                                                    \
+	}                                                                                                    \
+	__attribute__((unused)) static int parse_str(const char *s, type *ret)                               \
+	{                                                                                                    \
+		return parse_exact(s, strlen(s), ret);                                                       \
+	}                                                                                                    \
+	__attribute__((unused)) static type parse_fixture(const char *relpath)                               \
+	{                                                                                                    \
+		type value;                                                                                  \
+		size_t len;                                                                                  \
+		char *buf = pw_fixture_read(relpath, &len);                                                  \
+		ck_assert_int_eq(parse_exact(buf, len, &value), 0);                                          \
+		free(buf);                                                                                   \
+		return value;                                                                                \
+	}                                                                                                    \
+	__attribute__((unused)) static int parse_result(const char *buf, size_t len)                         \
+	{                                                                                                    \
+		type value;                                                                                  \
+		return parse_exact(buf, len, &value);                                                        \
+	}
+
 /* For pw_test_every_prefix(): parse buf[0..len) into ret, check a successful parse against full
  * (the whole file's, parsed by the suite beforehand), and return the parser's result. */
 typedef int (*pw_test_prefix_fn)(const char *buf, size_t len, void *ret, const void *full);
@@ -74,6 +107,16 @@ void pw_test_every_prefix(const char *what, const char *buf, size_t len, pw_test
  * alphabet[0..nalphabet) (which may hold NULs, so the count is explicit), stepping the LCG *seed;
  * returns the length. The same seed gives the same bytes on every platform. */
 size_t pw_test_random_input(uint32_t *seed, const char *alphabet, size_t nalphabet, char *buf, size_t size);
+
+/* Each of the n strings bad[] (NUL-terminated; their length without it) is refused: parse returns
+ * -EINVAL. A failure names the string. */
+void pw_test_each_refused(int (*parse)(const char *buf, size_t len), const char *const *bad, size_t n);
+
+/* Feed iterations random inputs shorter than size bytes (pw_test_random_input from seed, over
+ * alphabet[0..nalphabet)) to parse, which must return 0, -EINVAL or -ERANGE: no other error, and
+ * (under ASan) no read past the input, whatever the bytes. */
+void pw_test_random_garbage(int (*parse)(const char *buf, size_t len), const char *alphabet, size_t nalphabet,
+                            uint32_t seed, size_t size, int iterations);
 
 /* ---- samples ---- */
 

@@ -78,11 +78,11 @@ struct host {
 	bool psi;
 	uint32_t psi_avg10[PW_PSI_COUNT]; /* hundredths of a percent; also the stall over each interval */
 	uint64_t psi_total_us[PW_PSI_COUNT];
-	struct line lines[LINE_CAP];      /* in /proc/interrupts order; absent ones are skipped */
-	uint32_t down;                    /* sources whose read fails */
-	double jitter;                    /* 0: figures exactly as set; 1: a realistic wobble */
-	double rate_jitter;               /* relative wobble of the rates when jitter is on */
-	int64_t wall_step;                /* added to CLOCK_REALTIME from the next sample on */
+	struct line lines[LINE_CAP]; /* in /proc/interrupts order; absent ones are skipped */
+	uint32_t down;               /* sources whose read fails */
+	double jitter;               /* 0: figures exactly as set; 1: a realistic wobble */
+	double rate_jitter;          /* relative wobble of the rates when jitter is on */
+	int64_t wall_step;           /* added to CLOCK_REALTIME from the next sample on */
 
 	/* What pw_derive would compare with: the previous sample. */
 	uint32_t prev_up;
@@ -186,6 +186,16 @@ static struct host *host_new(uint32_t ncpu)
 	return host_new_config(ncpu, &c);
 }
 
+/* For InterruptRateDrop: a pause of seconds matters, so it fires after 3 s. */
+static struct host *host_new_drop_3s(uint32_t ncpu)
+{
+	struct pw_detector_config c;
+
+	test_config(&c);
+	c.rules[IRD].for_ns = 3 * SEC;
+	return host_new_config(ncpu, &c);
+}
+
 static void host_free(struct host *h)
 {
 	pw_detector_free(h->d);
@@ -285,10 +295,11 @@ static void build_cpus(struct host *h, uint32_t up, uint32_t both, double host_s
 			c->interrupt_rate = (float)(h->intr_rate / h->ncpu);
 		if ((both >> PW_SRC_SOFTIRQS & 1u) && h->prev_online[id])
 			for (int t = 0; t < PW_SOFTIRQ_COUNT; t++) {
-				double part = h->cpu0_softirq_share > 0 && h->ncpu > 1
-				                       ? (id == 0 ? h->cpu0_softirq_share
-				                                  : (1 - h->cpu0_softirq_share) / (h->ncpu - 1))
-				                       : 1.0 / h->ncpu;
+				double part =
+				        h->cpu0_softirq_share > 0 && h->ncpu > 1
+				                ? (id == 0 ? h->cpu0_softirq_share
+				                           : (1 - h->cpu0_softirq_share) / (h->ncpu - 1))
+				                : 1.0 / h->ncpu;
 				c->softirq_rate[t] = (float)(h->softirq_rate[t] * part);
 			}
 		if (f->cpufreq && (up >> PW_SRC_CPUFREQ & 1u)) {
@@ -447,6 +458,15 @@ static void run(struct host *h, int seconds)
 		tick(h);
 }
 
+/* Every scenario's start: BASELINE_S of the figures as set, with a realistic wobble, then exactly
+ * as set. */
+static void learn(struct host *h)
+{
+	h->jitter = 1;
+	run(h, BASELINE_S);
+	h->jitter = 0;
+}
+
 /* ---- what the detector says ---- */
 
 static const struct pw_alert_event *find_event(const struct host *h, enum pw_alert_name name)
@@ -472,27 +492,32 @@ static const struct pw_alert_event *expect_event(const struct host *h, enum pw_a
 	return e;
 }
 
-static enum pw_alert_state state_of(const struct host *h, enum pw_alert_name name)
+/* The active alert name into ret; false when it is not active. */
+static bool find_active(const struct host *h, enum pw_alert_name name, struct pw_alert *ret)
 {
 	struct pw_alert active[PW_ALERT_COUNT];
 	size_t n = pw_detector_active(h->d, active, PW_ALERT_COUNT);
 
 	for (size_t i = 0; i < n; i++)
 		if (active[i].name == name)
-			return active[i].state;
-	return PW_ALERT_INACTIVE;
+			return *ret = active[i], true;
+	return false;
+}
+
+static enum pw_alert_state state_of(const struct host *h, enum pw_alert_name name)
+{
+	struct pw_alert a;
+
+	return find_active(h, name, &a) ? a.state : PW_ALERT_INACTIVE;
 }
 
 static struct pw_alert alert_of(const struct host *h, enum pw_alert_name name)
 {
-	struct pw_alert active[PW_ALERT_COUNT];
-	size_t n = pw_detector_active(h->d, active, PW_ALERT_COUNT);
+	struct pw_alert a = {0};
 
-	for (size_t i = 0; i < n; i++)
-		if (active[i].name == name)
-			return active[i];
-	ck_abort_msg("t=%lld: %s is not active", (long long)h->t - 1, pw_alert_name_str(name));
-	return active[0];
+	ck_assert_msg(find_active(h, name, &a), "t=%lld: %s is not active", (long long)h->t - 1,
+	              pw_alert_name_str(name));
+	return a;
 }
 
 static void assert_near(double got, double want, double tol)
@@ -547,6 +572,14 @@ static void pending_then_firing(struct host *h, uint32_t names, int for_s, scene
 			              pw_alert_name_str(name));
 		}
 	}
+}
+
+/* One rule's incident from the next sample, pending for FOR_S (pending_then_firing): the alert it
+ * fired. */
+static struct pw_alert fire(struct host *h, enum pw_alert_name name)
+{
+	pending_then_firing(h, BIT(name), FOR_S, NULL);
+	return alert_of(h, name);
 }
 
 /* The condition cleared at the next sample: every rule in names keeps firing for the resolve time
@@ -671,19 +704,24 @@ END_TEST
 
 /* Without per-CPU figures the host share is judged: 8% in handlers against 1%, with the interrupt
  * count unchanged (each event costs 8x what it did), is a warning. */
-START_TEST(test_interrupt_time_high_host_scope)
+/* A 4-CPU host whose kernel gives no per-CPU shares, with a timer and a NIC at 1000/s each, learned;
+ * then handlers take 8% of the host instead of 1%. */
+static struct host *host_handlers_rise(void)
 {
 	struct host *h = host_new(4);
 
 	h->no_cpu_shares = true;
 	add_line(h, "LOC", "Local timer interrupts", 1000);
 	add_line(h, "41", "eth0-rx-0", 1000);
-	h->jitter = 1;
-	run(h, BASELINE_S);
-	h->jitter = 0;
+	learn(h);
 	set_all(h, (struct mix){.user = 0.10, .sys = 0.04, .iowait = 0.01, .irq = 0.01, .softirq = 0.07});
-	pending_then_firing(h, BIT(ITH), FOR_S, NULL);
-	struct pw_alert a = alert_of(h, ITH);
+	return h;
+}
+
+START_TEST(test_interrupt_time_high_host_scope)
+{
+	struct host *h = host_handlers_rise();
+	struct pw_alert a = fire(h, ITH);
 	const struct pw_ev_interrupt_time *ev = &a.evidence.interrupt_time;
 	ck_assert_str_eq(a.scope, "the host");
 	ck_assert_int_eq(a.severity, PW_SEVERITY_WARNING);
@@ -705,15 +743,8 @@ END_TEST
  * (each event got cheaper), so InterruptTimeHigh stays quiet. */
 START_TEST(test_trap_busier_nic_is_not_interrupt_time)
 {
-	struct host *h = host_new(4);
+	struct host *h = host_handlers_rise();
 
-	h->no_cpu_shares = true;
-	add_line(h, "LOC", "Local timer interrupts", 1000);
-	add_line(h, "41", "eth0-rx-0", 1000);
-	h->jitter = 1;
-	run(h, BASELINE_S);
-	h->jitter = 0;
-	set_all(h, (struct mix){.user = 0.10, .sys = 0.04, .iowait = 0.01, .irq = 0.01, .softirq = 0.07});
 	line_of(h, "41")->rate = 30000;
 	h->intr_rate = 31000;
 	run(h, 3 * FOR_S);
@@ -756,9 +787,7 @@ START_TEST(test_cpu_frequency_low)
 	struct host *h = host_new(16);
 
 	db_idle(h);
-	h->jitter = 1;
-	run(h, BASELINE_S);
-	h->jitter = 0;
+	learn(h);
 	db_load(h);
 	pending_then_firing(h, BIT(CFL), FOR_S, NULL);
 
@@ -809,8 +838,7 @@ START_TEST(test_cpu_frequency_low_boundaries)
 	/* cpu1 exactly half busy, at 1.68 of 2.0 GHz. */
 	h->cpu[1] = (struct mix){.user = 0.375, .sys = 0.125};
 	h->freq[1].avg_khz = 1680000;
-	pending_then_firing(h, BIT(CFL), FOR_S, NULL);
-	struct pw_alert a = alert_of(h, CFL);
+	struct pw_alert a = fire(h, CFL);
 	ck_assert_uint_eq(a.evidence.frequency.busy_cpus, 1);
 	ck_assert_uint_eq(a.evidence.frequency.cpus[0].cpu, 1);
 	assert_near(a.value, 0.84, 1e-6);
@@ -858,8 +886,7 @@ START_TEST(test_cpu_frequency_low_intel_base)
 	/* Held at 2.3 GHz: 79% of base (49% of max), warning, not critical. */
 	for (uint32_t id = 0; id < 4; id++)
 		h->freq[id].avg_khz = 2300000;
-	pending_then_firing(h, BIT(CFL), FOR_S, NULL);
-	struct pw_alert a = alert_of(h, CFL);
+	struct pw_alert a = fire(h, CFL);
 	assert_near(a.value, 2300000.0 / 2900000.0, 1e-6);
 	ck_assert_int_eq(a.severity, PW_SEVERITY_WARNING);
 	ck_assert(a.evidence.frequency.reference_base);
@@ -903,11 +930,8 @@ static void netperf_pause(struct host *h, int k)
 
 START_TEST(test_interrupt_rate_drop)
 {
-	struct pw_detector_config c;
+	struct host *h = host_new_drop_3s(1);
 
-	test_config(&c);
-	c.rules[IRD].for_ns = 3 * SEC; /* a pause of seconds matters */
-	struct host *h = host_new_config(1, &c);
 	add_line(h, "0", "timer", 1000);
 	add_line(h, "1", "i8042", 0);
 	add_line(h, "24", "eth0", 54000);
@@ -956,19 +980,14 @@ END_TEST
  * the line is busy (a third of all interrupts) and collapsed. */
 START_TEST(test_interrupt_rate_drop_line)
 {
-	struct pw_detector_config c;
+	struct host *h = host_new_drop_3s(4);
 
-	test_config(&c);
-	c.rules[IRD].for_ns = 3 * SEC;
-	struct host *h = host_new_config(4, &c);
 	add_line(h, "LOC", "Local timer interrupts", 8000);
 	add_line(h, "41", "eth0-rx-0", 20000);
 	add_line(h, "42", "eth0-rx-1", 20000);
 	add_line(h, "43", "nvme0q1", 12000);
 	h->intr_rate = 60000;
-	h->jitter = 1;
-	run(h, BASELINE_S);
-	h->jitter = 0;
+	learn(h);
 	line_of(h, "41")->rate = 100;
 	h->intr_rate = 40100;
 	pending_then_firing(h, BIT(IRD), 3, NULL);
@@ -1038,9 +1057,7 @@ static struct host *devserver_learned(void)
 
 	h->psi = false; /* an old kernel */
 	devserver_healthy(h);
-	h->jitter = 1;
-	run(h, BASELINE_S);
-	h->jitter = 0;
+	learn(h);
 	return h;
 }
 
@@ -1132,14 +1149,11 @@ START_TEST(test_iowait_high)
 
 	set_all(h, (struct mix){.user = 0.20, .sys = 0.05, .iowait = 0.02, .irq = 0.002, .softirq = 0.008});
 	h->psi_avg10[PW_PSI_IO] = 150;
-	h->jitter = 1;
-	run(h, BASELINE_S);
-	h->jitter = 0;
+	learn(h);
 	set_all(h, (struct mix){.user = 0.15, .sys = 0.06, .iowait = 0.28, .irq = 0.002, .softirq = 0.008});
 	h->psi_avg10[PW_PSI_IO] = 4512;
 	h->procs_blocked = 6;
-	pending_then_firing(h, BIT(IOW), FOR_S, NULL);
-	struct pw_alert a = alert_of(h, IOW);
+	struct pw_alert a = fire(h, IOW);
 	ck_assert_int_eq(a.severity, PW_SEVERITY_CRITICAL);
 	assert_near(a.value, 0.28, 1e-6);
 	assert_near(a.baseline, 0.02, 0.005);
@@ -1183,12 +1197,9 @@ START_TEST(test_system_time_high)
 	struct host *h = host_new(8);
 
 	smp_normal(h);
-	h->jitter = 1;
-	run(h, BASELINE_S);
-	h->jitter = 0;
+	learn(h);
 	smp_contention(h);
-	pending_then_firing(h, BIT(SYS), FOR_S, NULL);
-	struct pw_alert a = alert_of(h, SYS);
+	struct pw_alert a = fire(h, SYS);
 	const struct pw_ev_system_time *ev = &a.evidence.system_time;
 	/* System time 3x user time on every CPU: the write-up's signature makes it critical. */
 	ck_assert_int_eq(a.severity, PW_SEVERITY_CRITICAL);
@@ -1227,13 +1238,10 @@ START_TEST(test_steal_high)
 	struct host *h = host_new(4);
 
 	set_all(h, (struct mix){.user = 0.30, .sys = 0.05, .steal = 0.005});
-	h->jitter = 1;
-	run(h, BASELINE_S);
-	h->jitter = 0;
+	learn(h);
 	/* A noisy neighbour: the hypervisor takes 35% of the vCPUs. */
 	set_all(h, (struct mix){.user = 0.25, .sys = 0.05, .steal = 0.35});
-	pending_then_firing(h, BIT(STEAL), FOR_S, NULL);
-	struct pw_alert a = alert_of(h, STEAL);
+	struct pw_alert a = fire(h, STEAL);
 	ck_assert_int_eq(a.severity, PW_SEVERITY_CRITICAL);
 	assert_near(a.value, 0.35, 1e-6);
 	assert_near(a.evidence.steal.host_steal, 0.35, 1e-6);
@@ -1359,15 +1367,21 @@ START_TEST(test_disabled_rule_never_fires)
 }
 END_TEST
 
-START_TEST(test_reconfigure_keeps_state)
+/* A learned 4-CPU host whose iowait went from 1% to 30%: IoWaitHigh firing. */
+static struct host *iowait_firing(void)
 {
 	struct host *h = host_new(4);
 
-	h->jitter = 1;
-	run(h, BASELINE_S);
-	h->jitter = 0;
+	learn(h);
 	set_all(h, (struct mix){.user = 0.10, .sys = 0.05, .iowait = 0.30});
 	pending_then_firing(h, BIT(IOW), FOR_S, NULL);
+	return h;
+}
+
+START_TEST(test_reconfigure_keeps_state)
+{
+	struct host *h = iowait_firing();
+
 	run(h, 10);
 	struct pw_detector_view before, after;
 	pw_detector_snapshot(h->d, &before);
@@ -1759,11 +1773,8 @@ END_TEST
  * then stops: it has no baseline to drop from, and the lines it displaced keep theirs. */
 START_TEST(test_trap_new_irq_line)
 {
-	struct pw_detector_config c;
+	struct host *h = host_new_drop_3s(4);
 
-	test_config(&c);
-	c.rules[IRD].for_ns = 3 * SEC;
-	struct host *h = host_new_config(4, &c);
 	add_line(h, "0", "timer", 50);
 	add_line(h, "LOC", "Local timer interrupts", 4000);
 	add_line(h, "41", "eth0-rx-0", 6000);
@@ -1902,15 +1913,12 @@ START_TEST(test_system_time_storm_beside_user_load)
 	struct host *h = host_new(4);
 
 	set_all(h, (struct mix){.user = 0.02, .sys = 0.02});
-	h->jitter = 1;
-	run(h, BASELINE_S);
-	h->jitter = 0;
+	learn(h);
 	for (uint32_t id = 0; id < 2; id++) {
 		h->cpu[id] = (struct mix){.user = 0.30, .sys = 0.65};
 		h->cpu[id + 2] = (struct mix){.user = 0.98, .sys = 0.01};
 	}
-	pending_then_firing(h, BIT(SYS), FOR_S, NULL);
-	struct pw_alert a = alert_of(h, SYS);
+	struct pw_alert a = fire(h, SYS);
 	ck_assert_int_eq(a.severity, PW_SEVERITY_WARNING);
 	ck_assert_uint_eq(a.evidence.system_time.ncpus, 2);
 	assert_near(a.evidence.system_time.kernel_mix_required, 0.5, 1e-6);
@@ -1921,7 +1929,6 @@ START_TEST(test_system_time_storm_beside_user_load)
 	host_free(h);
 }
 END_TEST
-
 
 /* ---- issue 8: the pathology, not the write-up's figures ---- */
 
@@ -1943,9 +1950,7 @@ static struct host *two_cpus_learned(void)
 	struct host *h = host_new(2);
 
 	two_cpus_at_rest(h);
-	h->jitter = 1;
-	run(h, BASELINE_S);
-	h->jitter = 0;
+	learn(h);
 	return h;
 }
 
@@ -1956,8 +1961,7 @@ START_TEST(test_interrupt_time_cost_rise_same_rate)
 	struct host *h = two_cpus_learned();
 
 	h->cpu[0].softirq = 0.35;
-	pending_then_firing(h, BIT(ITH), FOR_S, NULL);
-	struct pw_alert a = alert_of(h, ITH);
+	struct pw_alert a = fire(h, ITH);
 	ck_assert_str_eq(a.scope, "cpu0");
 	ck_assert(!a.evidence.interrupt_time.traffic);
 	ck_assert(a.evidence.interrupt_time.cost_us > 10 * a.evidence.interrupt_time.cost_baseline_us);
@@ -1988,8 +1992,7 @@ START_TEST(test_interrupt_time_traffic_over_half_a_cpu)
 
 	h->softirq_rate[PW_SOFTIRQ_NET_RX] = 600000;
 	h->cpu[0].softirq = 0.62;
-	pending_then_firing(h, BIT(ITH), FOR_S, NULL);
-	struct pw_alert a = alert_of(h, ITH);
+	struct pw_alert a = fire(h, ITH);
 	ck_assert(a.evidence.interrupt_time.traffic);
 	assert_contains(a.description, "grew with traffic");
 	two_cpus_at_rest(h);
@@ -2023,8 +2026,7 @@ START_TEST(test_iowait_high_from_psi_on_busy_cpus)
 	set_all(h, (struct mix){.user = 0.98, .sys = 0.01});
 	run(h, 30); /* the batch job is learned as normal user load */
 	h->psi_avg10[PW_PSI_IO] = 8000;
-	pending_then_firing(h, BIT(IOW), FOR_S, NULL);
-	struct pw_alert a = alert_of(h, IOW);
+	struct pw_alert a = fire(h, IOW);
 	assert_near(a.value, 80, 0.01);
 	ck_assert_int_eq(a.severity, PW_SEVERITY_CRITICAL);
 	assert_contains(a.summary, "busy CPUs hide it");
@@ -2052,10 +2054,8 @@ END_TEST
  * (2 minutes) the new level is the baseline, so the alert resolves and stays resolved. */
 START_TEST(test_interrupt_rate_drop_adopts_a_lasting_level)
 {
-	struct pw_detector_config c;
+	struct host *h = host_new(2);
 
-	test_config(&c);
-	struct host *h = host_new_config(2, &c);
 	add_line(h, "LOC", "Local timer interrupts", 400);
 	add_line(h, "24", "virtio1-req.0", 4000);
 	h->intr_rate = 4400;
@@ -2146,13 +2146,8 @@ END_TEST
  * false "resolved" and no second alert with a new start time. */
 START_TEST(test_trap_source_down_while_firing)
 {
-	struct host *h = host_new(4);
+	struct host *h = iowait_firing();
 
-	h->jitter = 1;
-	run(h, BASELINE_S);
-	h->jitter = 0;
-	set_all(h, (struct mix){.user = 0.10, .sys = 0.05, .iowait = 0.30});
-	pending_then_firing(h, BIT(IOW), FOR_S, NULL);
 	int64_t started = alert_of(h, IOW).started_real_ns;
 	h->allowed = 0; /* no transition until the incident is over */
 	h->down = 1u << PW_SRC_STAT;

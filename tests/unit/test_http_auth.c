@@ -233,6 +233,91 @@ START_TEST(test_ipv6_buckets)
 }
 END_TEST
 
+/* One round of guessing: each of n attackers (10.9.0.1 ...) tries a new password at t. */
+static void guess_round(struct pw_auth *a, int n, int64_t t, int *denied)
+{
+	char ip[32], guess[48];
+
+	for (int i = 0; i < n; i++) {
+		snprintf(ip, sizeof(ip), "10.9.0.%d", i + 1);
+		snprintf(guess, sizeof(guess), "guess-%d-%lld", i, (long long)t);
+		struct sockaddr_in c = addr4(ip);
+		enum pw_auth_result r = pw_auth_check(a, "prom", guess, (const struct sockaddr *)&c, t);
+		ck_assert_int_ne(r, PW_AUTH_OK);
+		*denied += r == PW_AUTH_DENIED;
+	}
+}
+
+/* 48 addresses guessing all the time (each as fast as its own failure tokens allow) spend the
+ * global bcrypt budget as soon as it refills; a scraper whose login is not cached must still get
+ * through. The budget is shrunk (100 ms at once, 0.1 ms a second) so cost-4 checks (~1 ms) can
+ * exhaust it, as cost-10 checks (~60 ms) exhaust the real one. */
+START_TEST(test_guessing_cannot_lock_out)
+{
+	struct pw_auth *a = make();
+	struct sockaddr_in scraper = addr4("192.0.2.10"), fresh = addr4("192.0.2.11");
+	const struct sockaddr *ss = (const struct sockaddr *)&scraper, *sf = (const struct sockaddr *)&fresh;
+	int denied = 0;
+	int64_t t = 10 * NS_PER_S;
+
+	pw_auth_set_budget(a, NS_PER_S / 10, 10000);
+	/* The scraper logs in once, before the attack. */
+	ck_assert_int_eq(pw_auth_check(a, "prom", "right", ss, t), PW_AUTH_OK);
+	for (int s = 1; s <= 120; s++)
+		guess_round(a, 48, t + s * NS_PER_S, &denied);
+	/* The budget binds, not only each address's tokens (5, and one per 12 s: 15 each). */
+	ck_assert_int_lt(denied, 48 * 15 / 2);
+	/* Two minutes of guessing: every attacker has failed; a client that never guessed gets
+	 * through, with credentials nobody verified yet. */
+	ck_assert_int_eq(pw_auth_check(a, "ops", "other", sf, t + 121 * NS_PER_S), PW_AUTH_OK);
+	/* The scraper's login was cached for 10 minutes; then it needs bcrypt again, while a new wave
+	 * of 48 addresses that never guessed before spends what the others left. */
+	t += 600 * NS_PER_S;
+	for (int s = 1; s <= 60; s++) {
+		guess_round(a, 48, t + s * NS_PER_S, &denied);
+		char ip[32], guess[48];
+		for (int i = 0; i < 48; i++) {
+			snprintf(ip, sizeof(ip), "10.8.%d.%d", s, i + 1);
+			snprintf(guess, sizeof(guess), "wave-%d-%d", s, i);
+			struct sockaddr_in c = addr4(ip);
+			pw_auth_check(a, "prom", guess, (const struct sockaddr *)&c, t + s * NS_PER_S);
+		}
+		if (s % 15 == 0) {
+			enum pw_auth_result r = pw_auth_check(a, "prom", "right", ss, t + s * NS_PER_S + 1);
+			ck_assert_msg(r == PW_AUTH_OK, "the scraper got %d at second %d of the wave", r, s);
+			t += 601 * NS_PER_S; /* forget its cached login again */
+		}
+	}
+	pw_auth_free(a);
+}
+END_TEST
+
+/* A reload hands the failure records and the budget to the new checker, not the cached logins. */
+START_TEST(test_inherit)
+{
+	struct pw_auth *a = make(), *b = make();
+	struct sockaddr_in c = addr4("198.51.100.20");
+	const struct sockaddr *sc = (const struct sockaddr *)&c;
+	char guess[32];
+
+	ck_assert_int_eq(pw_auth_check(a, "prom", "right", sc, NS_PER_S), PW_AUTH_OK);
+	for (int i = 0; i < 5; i++) {
+		snprintf(guess, sizeof(guess), "g%d", i);
+		ck_assert_int_eq(pw_auth_check(a, "prom", guess, sc, NS_PER_S), PW_AUTH_DENIED);
+	}
+	ck_assert_int_eq(pw_auth_check(a, "prom", "g9", sc, NS_PER_S), PW_AUTH_THROTTLED);
+	pw_auth_inherit(b, a);
+	pw_auth_free(a);
+	/* Still throttled; and the cached login is gone (it needs bcrypt, for which no token is left). */
+	ck_assert_int_eq(pw_auth_check(b, "prom", "g9", sc, NS_PER_S), PW_AUTH_THROTTLED);
+	ck_assert_int_eq(pw_auth_check(b, "prom", "right", sc, NS_PER_S), PW_AUTH_THROTTLED);
+	ck_assert_int_eq(pw_auth_check(b, "prom", "right", sc, 13 * NS_PER_S), PW_AUTH_OK);
+	pw_auth_inherit(NULL, b);
+	pw_auth_inherit(b, NULL);
+	pw_auth_free(b);
+}
+END_TEST
+
 static Suite *http_auth_suite(void)
 {
 	Suite *s = suite_create("http_auth");
@@ -245,6 +330,8 @@ static Suite *http_auth_suite(void)
 	tcase_add_test(core, test_throttle);
 	tcase_add_test(core, test_global_budget);
 	tcase_add_test(core, test_ipv6_buckets);
+	tcase_add_test(core, test_guessing_cannot_lock_out);
+	tcase_add_test(core, test_inherit);
 	tcase_add_test(malformed, test_config_rejects);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, malformed);

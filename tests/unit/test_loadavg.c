@@ -7,31 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Parse a copy in a heap block of exactly len bytes, so ASan reports any read past len. */
-static int parse_exact(const char *buf, size_t len, struct pw_loadavg *ret)
-{
-	char *copy = pw_test_exact_copy(buf, len);
-	int r = pw_loadavg_parse(copy, len, ret);
-
-	free(copy);
-	return r;
-}
-
-static int parse_str(const char *s, struct pw_loadavg *ret)
-{
-	return parse_exact(s, strlen(s), ret);
-}
-
-static struct pw_loadavg parse_fixture(const char *relpath)
-{
-	struct pw_loadavg la;
-	size_t len;
-	char *buf = pw_fixture_read(relpath, &len);
-
-	ck_assert_int_eq(parse_exact(buf, len, &la), 0);
-	free(buf);
-	return la;
-}
+PW_TEST_PARSER_WRAPPERS(struct pw_loadavg, pw_loadavg_parse)
 
 static void assert_loadavg(const struct pw_loadavg *la, uint32_t l1, uint32_t l5, uint32_t l15,
                            uint32_t runnable, uint32_t threads, uint32_t last_pid)
@@ -90,10 +66,8 @@ START_TEST(test_malformed_inputs)
 	        "0.64,0.19,0.06 1/88 6439\n",
 	        "0..64 0.19 0.06 1/88 6439\n",
 	};
-	struct pw_loadavg la;
 
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		ck_assert_msg(parse_str(bad[i], &la) == -EINVAL, "accepted \"%s\"", bad[i]);
+	pw_test_each_refused(parse_result, bad, sizeof(bad) / sizeof(bad[0]));
 }
 END_TEST
 
@@ -139,16 +113,8 @@ END_TEST
 START_TEST(test_random_garbage)
 {
 	static const char alphabet[] = "0123456789. /\n\t\0\xff-";
-	uint32_t seed = 99;
-	char buf[64];
 
-	for (int iter = 0; iter < 50000; iter++) {
-		struct pw_loadavg la;
-		size_t len = pw_test_random_input(&seed, alphabet, sizeof(alphabet) - 1, buf, sizeof(buf));
-		int r = parse_exact(buf, len, &la);
-
-		ck_assert(r == 0 || r == -EINVAL || r == -ERANGE);
-	}
+	pw_test_random_garbage(parse_result, alphabet, sizeof(alphabet) - 1, 99, 64, 50000);
 }
 END_TEST
 

@@ -10,31 +10,7 @@
 #define ALL_FIELDS ((1u << PW_MEM_COUNT) - 1)
 #define BIT(f) (1u << (f))
 
-/* Parse a copy in a heap block of exactly len bytes, so ASan reports any read past len. */
-static int parse_exact(const char *buf, size_t len, struct pw_meminfo *ret)
-{
-	char *copy = pw_test_exact_copy(buf, len);
-	int r = pw_meminfo_parse(copy, len, ret);
-
-	free(copy);
-	return r;
-}
-
-static int parse_str(const char *s, struct pw_meminfo *ret)
-{
-	return parse_exact(s, strlen(s), ret);
-}
-
-static struct pw_meminfo parse_fixture(const char *relpath)
-{
-	struct pw_meminfo mem;
-	size_t len;
-	char *buf = pw_fixture_read(relpath, &len);
-
-	ck_assert_int_eq(parse_exact(buf, len, &mem), 0);
-	free(buf);
-	return mem;
-}
+PW_TEST_PARSER_WRAPPERS(struct pw_meminfo, pw_meminfo_parse)
 
 START_TEST(test_field_names_round_trip)
 {
@@ -116,10 +92,8 @@ START_TEST(test_malformed_inputs)
 	        "MemTotal: 1 kB\n\nMemFree: 2 kB\n",
 	        ":\n",
 	};
-	struct pw_meminfo mem;
 
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		ck_assert_msg(parse_str(bad[i], &mem) == -EINVAL, "accepted \"%s\"", bad[i]);
+	pw_test_each_refused(parse_result, bad, sizeof(bad) / sizeof(bad[0]));
 }
 END_TEST
 
@@ -181,16 +155,8 @@ END_TEST
 START_TEST(test_random_garbage)
 {
 	static const char alphabet[] = "MemTotalFrScdhv():_ kB0123456789\n\t\0\xff";
-	uint32_t seed = 12345;
-	char buf[160];
 
-	for (int iter = 0; iter < 20000; iter++) {
-		struct pw_meminfo mem;
-		size_t len = pw_test_random_input(&seed, alphabet, sizeof(alphabet) - 1, buf, sizeof(buf));
-		int r = parse_exact(buf, len, &mem);
-
-		ck_assert(r == 0 || r == -EINVAL || r == -ERANGE);
-	}
+	pw_test_random_garbage(parse_result, alphabet, sizeof(alphabet) - 1, 12345, 160, 20000);
 }
 END_TEST
 

@@ -7,6 +7,7 @@
 #include "notify_queue.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,6 +145,53 @@ START_TEST(test_decode_rejects)
 }
 END_TEST
 
+/* The file bound: a queue of cap items, each field as long as it may be and escaping at worst,
+ * encodes within pw_nq_file_max(cap); bodies over PW_NQ_BODY_MAX never enter the queue. */
+START_TEST(test_file_bound)
+{
+	char receiver[PW_RECEIVER_NAME_MAX], kind[16];
+	char *body = malloc(PW_NQ_BODY_MAX + 2);
+	struct pw_nq q = {0};
+	const uint32_t cap = 3;
+
+	ck_assert_ptr_nonnull(body);
+	memset(receiver, 1, sizeof(receiver) - 1);
+	receiver[sizeof(receiver) - 1] = '\0';
+	memset(kind, 1, sizeof(kind) - 1);
+	kind[sizeof(kind) - 1] = '\0';
+	memset(body, 1, PW_NQ_BODY_MAX + 1);
+	body[PW_NQ_BODY_MAX + 1] = '\0';
+	ck_assert_ptr_null(pw_nq_item_new("ops", 0, "push", 0, strdup(body)));
+	body[PW_NQ_BODY_MAX] = '\0';
+	for (uint32_t i = 0; i < cap; i++) {
+		struct pw_nq_item *it = item(receiver, PW_ALERT_COUNT - 1, kind, INT64_MIN, body);
+		it->attempts = UINT32_MAX;
+		pw_nq_append(&q, it);
+	}
+	char *text = pw_nq_encode(&q);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_uint_le(strlen(text), pw_nq_file_max(cap));
+	ck_assert_uint_ge(strlen(text), pw_nq_file_max(cap) * 9 / 10); /* and not far above it */
+	/* A document with a body longer than any queue holds is not ours. */
+	struct pw_nq back = {0};
+	ck_assert_int_eq(decode(&back, text), (int)cap);
+	pw_nq_clear(&back);
+	char *over = malloc(PW_NQ_BODY_MAX + 256);
+	ck_assert_ptr_nonnull(over);
+	int n = snprintf(over, PW_NQ_BODY_MAX + 256,
+	                 "{\"version\": 1, \"notifications\": [{\"receiver\": \"a\", \"alert\": 0, "
+	                 "\"kind\": \"push\", \"enqueued_ns\": 1, \"attempts\": 0, \"body\": \"");
+	memset(over + n, 'b', PW_NQ_BODY_MAX + 1);
+	snprintf(over + n + PW_NQ_BODY_MAX + 1, 8, "\"}]}");
+	ck_assert_int_eq(decode(&back, over), -EINVAL);
+	ck_assert_uint_eq(back.len, 0);
+	free(over);
+	free(text);
+	free(body);
+	pw_nq_clear(&q);
+}
+END_TEST
+
 static Suite *notify_queue_suite(void)
 {
 	Suite *s = suite_create("notify_queue");
@@ -152,6 +200,7 @@ static Suite *notify_queue_suite(void)
 
 	tcase_add_test(core, test_list);
 	tcase_add_test(core, test_roundtrip);
+	tcase_add_test(core, test_file_bound);
 	tcase_add_test(malformed, test_decode_rejects);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, malformed);

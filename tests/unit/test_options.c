@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -218,6 +219,162 @@ START_TEST(test_bad_config)
 }
 END_TEST
 
+#define HASH "$2b$04$ked814RXI13WwpPz4C.dHeTwBFR1PpANMF8jKpFIc42Jvy5Pon6ji"
+
+/* libinih reads 200 bytes a line: the rest of a long line used to be read as a line of its own,
+ * so the end of a comment became configuration. */
+START_TEST(test_long_lines)
+{
+	struct pw_options o;
+	char err[512], text[20000], filler[9000];
+
+	/* A comment whose text from byte 199 on reads "protect = /metrics": still a comment. */
+	memset(filler, 'x', 198);
+	filler[198] = '\0';
+	snprintf(text, sizeof(text), "[auth]\nuser.prom = " HASH "\n#%s protect = /metrics\n;%s[x]\n", filler,
+	         filler);
+	write_conf(text);
+	ck_assert_msg(LOAD(&o, err, "--config", conf) == 0, "%s", err);
+	ck_assert_uint_eq(o.auth.protect, 0);
+	ck_assert_uint_eq(o.auth.n_users, 1);
+
+	/* A 4000-byte token and a URL of 1000 bytes: read whole; the next line keeps its number. */
+	memset(filler, 't', 4000);
+	filler[4000] = '\0';
+	snprintf(text, sizeof(text),
+	         "[receiver.ops]\ntype = webhook\nbearer_token = %s   ; the token\n"
+	         "url = http://127.0.0.1:9/%.*s\ntimeout = never\n",
+	         filler, 970, filler);
+	assert_conf_error(text, 5, "invalid duration 'never'");
+	strstr(text, "timeout")[0] = '\0';
+	write_conf(text);
+	ck_assert_msg(LOAD(&o, err, "--config", conf) == 0, "%s", err);
+	ck_assert_uint_eq(strlen(o.receivers.list[0].bearer_token), 4000);
+	ck_assert_uint_eq(strlen(o.receivers.list[0].url), 19 + 970);
+
+	/* Over PW_CONFIG_LINE_MAX: refused at its line, whatever it is. */
+	memset(filler, 'y', 8500);
+	filler[8500] = '\0';
+	snprintf(text, sizeof(text), "interval = 1s\n\n[perfwatchd]\ninstance = %s\n", filler);
+	assert_conf_error(text, 4, "line longer than 8192 bytes");
+	snprintf(text, sizeof(text), "# %s\n", filler);
+	assert_conf_error(text, 1, "line longer than 8192 bytes");
+	/* A long section header, and a value too long for its field. */
+	snprintf(text, sizeof(text), "\n[receiver.%.300s]\n", filler);
+	assert_conf_error(text, 2, "section header longer than");
+	snprintf(text, sizeof(text), "[receiver.a]\n\nurl = http://%.3000s\n", filler);
+	assert_conf_error(text, 3, "url: too long (at most 1023 bytes)");
+	write_conf("interval = 1s\ninstance = a\0b\n");
+	{
+		FILE *f = fopen(conf, "w");
+		fwrite("interval = 1s\ninst\0ance = a\n", 1, 28, f);
+		fclose(f);
+		ck_assert_int_eq(LOAD(&o, err, "--config", conf), -EINVAL);
+		ck_assert_msg(strstr(err, ":2: NUL byte in line"), "%s", err);
+	}
+}
+END_TEST
+
+/* libinih reads an indented line after a key as more of that key's value and calls the handler
+ * again, replacing the value: such a line is refused; indented keys are keys. */
+START_TEST(test_continuation)
+{
+	struct pw_options o;
+	char err[512];
+
+	assert_conf_error(
+	        "[receiver.ops]\ntype = webhook\nurl = http://127.0.0.1:9/\nbearer_token = a\n  b\n", 5,
+	        "continuation lines are not supported");
+	assert_conf_error("[auth]\nuser.a = " HASH "\nprotect = /metrics\n\t/status\n", 4,
+	                  "continuation lines are not supported");
+	write_conf("[perfwatchd]\n  interval = 2s\n  history = 5m\n[receiver.ops]\n\ttype = webhook\n"
+	           "\turl = http://127.0.0.1:9/\n  # an indented comment\n");
+	ck_assert_msg(LOAD(&o, err, "--config", conf) == 0, "%s", err);
+	ck_assert_int_eq(o.interval_ns, 2 * NS_PER_S);
+	ck_assert_int_eq(o.history_ns, 300 * NS_PER_S);
+	ck_assert_str_eq(o.receivers.list[0].url, "http://127.0.0.1:9/");
+}
+END_TEST
+
+/* A single-valued key given twice: the second would silently win. */
+START_TEST(test_repeated_keys)
+{
+	struct pw_options o;
+	char err[512];
+
+	assert_conf_error("interval = 1s\n[perfwatchd]\ninterval = 2s\n", 3,
+	                  "'interval' given twice in [perfwatchd] (first on line 1)");
+	assert_conf_error("[receiver.a]\nbearer_token = x\n[rule.IoWaitHigh]\nfor = 1s\n[receiver.a]\n"
+	                  "bearer_token = y\n",
+	                  6, "'bearer_token' given twice in [receiver.a] (first on line 2)");
+	assert_conf_error("[rule.IoWaitHigh]\nfor = 1s\nfor = 2s\n", 3, "given twice");
+	assert_conf_error("[auth]\nprotect = /metrics\nprotect = /status\n", 3, "given twice");
+	/* Repeatable keys: webhook, alertmanager, a receiver's header. */
+	write_conf(
+	        "webhook = http://127.0.0.1:9/a\nwebhook = http://127.0.0.1:9/b\n"
+	        "[receiver.r]\ntype = webhook\nurl = http://127.0.0.1:9/r\nheader = A: 1\nheader = B: 2\n");
+	ck_assert_msg(LOAD(&o, err, "--config", conf) == 0, "%s", err);
+	ck_assert_uint_eq(o.receivers.n, 3);
+	ck_assert_uint_eq(o.receivers.list[2].nheaders, 2);
+	/* A syntax error before a bad value: each error names its own line. */
+	assert_conf_error("not ini\ninterval = soon\n", 1, "syntax error");
+}
+END_TEST
+
+/* Credentials in a URL on the command line show in /proc/PID/cmdline: refused, pointing to the
+ * config file; the URL's password is not in the message. */
+START_TEST(test_cli_credentials)
+{
+	struct pw_options o;
+	char err[1024];
+
+	write_conf("");
+	ck_assert_int_eq(LOAD(&o, err, "--config", conf, "--webhook", "https://u:hunter2@hooks.example/x"),
+	                 -EINVAL);
+	ck_assert_msg(strncmp(err, "--webhook: ", 11) == 0 && strstr(err, "/proc/PID/cmdline") &&
+	                      strstr(err, "basic_auth_password_file") && strstr(err, conf) &&
+	                      !strstr(err, "hunter2"),
+	              "%s", err);
+	ck_assert_int_eq(LOAD(&o, err, "--alertmanager", "http://u@am:9093"), -EINVAL);
+	ck_assert_msg(strstr(err, "--alertmanager: "), "%s", err);
+	/* In the file they are allowed (it can be kept from other users). */
+	write_conf("webhook = https://u:hunter2@hooks.example/x\n");
+	ck_assert_msg(LOAD(&o, err, "--config", conf) == 0, "%s", err);
+}
+END_TEST
+
+/* A config holding a secret that every user may read: a warning naming file and receiver. */
+START_TEST(test_config_exposed)
+{
+	struct pw_options o;
+	char err[512], msg[512], token[160], text[512];
+
+	write_conf("[receiver.ops]\ntype = webhook\nurl = http://127.0.0.1:9/\nbearer_token = hunter2\n");
+	ck_assert_int_eq(chmod(conf, 0644), 0);
+	ck_assert_msg(LOAD(&o, err, "--config", conf) == 0, "%s", err);
+	ck_assert_int_eq(pw_options_config_exposed(&o, msg, sizeof(msg)), 1);
+	ck_assert_msg(strstr(msg, conf) && strstr(msg, "[receiver.ops]") && strstr(msg, "0644") &&
+	                      !strstr(msg, "hunter2"),
+	              "%s", msg);
+	ck_assert_int_eq(chmod(conf, 0640), 0);
+	ck_assert_int_eq(pw_options_config_exposed(&o, msg, sizeof(msg)), 0);
+	/* The secret in a file of its own: the config holds none. */
+	snprintf(token, sizeof(token), "%s/token", dir);
+	FILE *f = fopen(token, "w");
+	fputs("hunter2\n", f);
+	fclose(f);
+	snprintf(text, sizeof(text),
+	         "[receiver.ops]\ntype = webhook\nurl = http://127.0.0.1:9/\nbearer_token_file = %s\n",
+	         token);
+	write_conf(text);
+	ck_assert_int_eq(chmod(conf, 0644), 0);
+	ck_assert_msg(LOAD(&o, err, "--config", conf) == 0, "%s", err);
+	ck_assert_str_eq(o.receivers.list[0].bearer_token, "hunter2");
+	ck_assert_int_eq(pw_options_config_exposed(&o, msg, sizeof(msg)), 0);
+	unlink(token);
+}
+END_TEST
+
 static Suite *options_suite(void)
 {
 	Suite *s = suite_create("options");
@@ -233,6 +390,11 @@ static Suite *options_suite(void)
 	tcase_add_test(core, test_parse_listen);
 	tcase_add_test(malformed, test_bad_flags);
 	tcase_add_test(malformed, test_bad_config);
+	tcase_add_test(malformed, test_long_lines);
+	tcase_add_test(malformed, test_continuation);
+	tcase_add_test(malformed, test_repeated_keys);
+	tcase_add_test(malformed, test_cli_credentials);
+	tcase_add_test(core, test_config_exposed);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, malformed);
 	return s;

@@ -7,31 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Parse a copy in a heap block of exactly len bytes, so ASan reports any read past len. */
-static int parse_exact(const char *buf, size_t len, struct pw_psi *ret)
-{
-	char *copy = pw_test_exact_copy(buf, len);
-	int r = pw_pressure_parse(copy, len, ret);
-
-	free(copy);
-	return r;
-}
-
-static int parse_str(const char *s, struct pw_psi *ret)
-{
-	return parse_exact(s, strlen(s), ret);
-}
-
-static struct pw_psi parse_fixture(const char *relpath)
-{
-	struct pw_psi psi;
-	size_t len;
-	char *buf = pw_fixture_read(relpath, &len);
-
-	ck_assert_int_eq(parse_exact(buf, len, &psi), 0);
-	free(buf);
-	return psi;
-}
+PW_TEST_PARSER_WRAPPERS(struct pw_psi, pw_pressure_parse)
 
 static void assert_line(const struct pw_psi_line *line, uint32_t avg10, uint32_t avg60, uint32_t avg300,
                         uint64_t total_us)
@@ -104,10 +80,8 @@ START_TEST(test_malformed_inputs)
 	        "some avg10=1.00 avg60=1.00 avg300=1.00 total=-1\n",
 	        "full avg10=1.00 avg60=1.00 avg300=1.00 total=1\n\n",
 	};
-	struct pw_psi psi;
 
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		ck_assert_msg(parse_str(bad[i], &psi) == -EINVAL, "accepted \"%s\"", bad[i]);
+	pw_test_each_refused(parse_result, bad, sizeof(bad) / sizeof(bad[0]));
 }
 END_TEST
 
@@ -179,16 +153,8 @@ END_TEST
 START_TEST(test_random_garbage)
 {
 	static const char alphabet[] = "somefulavgtr=136.0 89\n\t\0\xff";
-	uint32_t seed = 777;
-	char buf[160];
 
-	for (int iter = 0; iter < 20000; iter++) {
-		struct pw_psi psi;
-		size_t len = pw_test_random_input(&seed, alphabet, sizeof(alphabet) - 1, buf, sizeof(buf));
-		int r = parse_exact(buf, len, &psi);
-
-		ck_assert(r == 0 || r == -EINVAL || r == -ERANGE);
-	}
+	pw_test_random_garbage(parse_result, alphabet, sizeof(alphabet) - 1, 777, 160, 20000);
 }
 END_TEST
 

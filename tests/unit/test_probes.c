@@ -11,12 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define SEC INT64_C(1000000000)
 #define T0 (100 * SEC)
 
-static char root[256];
+static char base[200], root[256];
 
 __attribute__((format(printf, 2, 3))) static void put(const char *rel, const char *fmt, ...)
 {
@@ -59,9 +60,34 @@ static void put_proc(int pid, const char *comm, unsigned long long utime, unsign
 	    pid, comm, pid, pid, utime, stime, start);
 }
 
+/* Once, in the parent process: the directory every test's tree goes in, removed by the parent at
+ * the end even when a test failed (a failing test's own teardown does not run). In memory where
+ * there is a tmpfs: a tree of 5000 processes takes seconds on a busy disk. */
+static void setup_base(void)
+{
+	const char *tmp = getenv("TMPDIR")                ? getenv("TMPDIR")
+	                  : access("/dev/shm", W_OK) == 0 ? "/dev/shm"
+	                                                  : "/tmp";
+
+	snprintf(base, sizeof(base), "%s/pw-probes-XXXXXX", tmp);
+	if (!mkdtemp(base)) {
+		perror(base);
+		abort();
+	}
+}
+
+static void teardown_base(void)
+{
+	char cmd[300];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", base);
+}
+
 static void setup(void)
 {
-	snprintf(root, sizeof(root), "%s/pw-probes-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	snprintf(root, sizeof(root), "%s/t-XXXXXX", base);
 	ck_assert_ptr_nonnull(mkdtemp(root));
 	put("proc/stat", "cpu 0 0 0 0 0 0 0 0 0 0\n"); /* not a pid: ignored */
 	put("proc/self/stat", "junk\n");
@@ -181,6 +207,53 @@ START_TEST(test_system_time_processes)
 	pw_probes_update(p, &a, 1, s, T0 + 60 * SEC);
 	pw_probes_apply(p, &a);
 	ck_assert_uint_eq(a.evidence.system_time.processes.status, PW_PROBE_WARMING);
+	free(s);
+	pw_probes_free(p);
+}
+END_TEST
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * SEC + ts.tv_nsec;
+}
+
+/* 5000 idle processes with low pids and a hog with a high one: every process is read (the default
+ * bound is far above), so the hog is named whatever order /proc lists them in; it used to be read
+ * only if it came among the first 4096. Both scans' times are printed (the cost per process). */
+START_TEST(test_hog_among_idle)
+{
+	struct pw_probes *p = probes_at(0);
+	struct pw_sample *s = sample_new();
+	struct pw_alert a = active(PW_ALERT_SYSTEM_TIME_HIGH);
+	const int idle = 5000, hog = 4194000;
+
+	for (int pid = 2; pid < 2 + idle; pid++)
+		put_proc(pid, "idle", 3, 7, (unsigned long long)pid);
+	put_proc(hog, "hog", 1000, 2000, 777);
+	int64_t t = mono_ns();
+	pw_probes_update(p, &a, 1, s, T0);
+	int64_t first = mono_ns() - t;
+	put_proc(hog, "hog", 1004, 2095, 777); /* 95 ticks of system time in the second */
+	a = active(PW_ALERT_SYSTEM_TIME_HIGH);
+	t = mono_ns();
+	pw_probes_update(p, &a, 1, s, T0 + SEC);
+	int64_t second = mono_ns() - t;
+	pw_probes_apply(p, &a);
+	const struct pw_ev_processes *ev = &a.evidence.system_time.processes;
+	ck_assert_uint_eq(ev->status, PW_PROBE_OK);
+	ck_assert(!ev->truncated);
+	ck_assert_uint_eq(ev->scanned, idle + 1);
+	ck_assert_uint_ge(ev->n, 1);
+	ck_assert_int_eq(ev->top[0].pid, hog);
+	ck_assert_str_eq(ev->top[0].comm, "hog");
+	ck_assert_float_eq_tol(ev->top[0].system, 0.95, 1e-5);
+	ck_assert_float_eq_tol(ev->system, 0.95, 1e-5);
+	ck_assert_msg(strstr(a.description, "hog (pid 4194000)") != NULL, "%s", a.description);
+	fprintf(stderr, "test_hog_among_idle: %d processes scanned in %.1f ms and %.1f ms\n", idle + 1,
+	        (double)first / 1e6, (double)second / 1e6);
 	free(s);
 	pw_probes_free(p);
 }
@@ -368,8 +441,10 @@ int main(void)
 	Suite *s = suite_create("probes");
 	TCase *core = tcase_create("core");
 
+	tcase_add_unchecked_fixture(core, setup_base, teardown_base);
 	tcase_add_checked_fixture(core, setup, teardown);
 	tcase_add_test(core, test_system_time_processes);
+	tcase_add_test(core, test_hog_among_idle);
 	tcase_add_test(core, test_pid_cap);
 	tcase_add_test(core, test_no_proc);
 	tcase_add_test(core, test_interrupt_time);

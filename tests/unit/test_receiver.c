@@ -6,7 +6,10 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define NS_PER_S INT64_C(1000000000)
 
@@ -97,14 +100,14 @@ START_TEST(test_bad_keys)
 	key_bad("url", "http://a b/", "no host, or blanks");
 	key_bad("header", "no colon", "want 'Name: value'");
 	key_bad("header", "Bad Name: x", "invalid header name");
-	key_bad("header.X-A", "a\r\nX-Injected: 1", "line breaks not allowed");
+	key_bad("header.X-A", "a\r\nX-Injected: 1", "control character 0x0d at byte 1");
 	key_bad("tls_insecure", "maybe", "invalid boolean");
 	key_bad("timeout", "10ms", "at least 100ms");
 	key_bad("repeat_interval", "soon", "invalid duration");
 	key_bad("no_such_key", "1", "no_such_key");
 
 	struct pw_receivers rs = {0};
-	char why[256], big[2048];
+	char why[256], big[5000];
 	memset(big, 'a', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
 	ck_assert_int_eq(pw_receivers_apply_key(&rs, "bad name!", 1, "type", "webhook", why, sizeof(why)),
@@ -124,7 +127,7 @@ START_TEST(test_too_many)
 	struct pw_receivers rs = {0};
 	char why[256];
 
-	for (int i = 0; i < PW_NOTIFY_RECEIVERS_MAX; i++)
+	for (int i = 0; i < PW_RECEIVERS_MAX; i++)
 		ck_assert_int_eq(
 		        pw_receivers_add_url(&rs, PW_RECEIVER_WEBHOOK, "http://a/", why, sizeof(why)), 0);
 	ck_assert_int_eq(pw_receivers_add_url(&rs, PW_RECEIVER_WEBHOOK, "http://a/", why, sizeof(why)),
@@ -132,7 +135,7 @@ START_TEST(test_too_many)
 	ck_assert_msg(strstr(why, "too many receivers"), "%s", why);
 	ck_assert_int_eq(pw_receivers_apply_key(&rs, "more", 1, "type", "webhook", why, sizeof(why)),
 	                 -EINVAL);
-	ck_assert_uint_eq(rs.n, PW_NOTIFY_RECEIVERS_MAX);
+	ck_assert_uint_eq(rs.n, PW_RECEIVERS_MAX);
 }
 END_TEST
 
@@ -171,6 +174,167 @@ START_TEST(test_validate)
 }
 END_TEST
 
+/* CR, LF and other control characters in a credential or header would inject headers into the
+ * request: refused, and the message shows where, never the value. */
+START_TEST(test_control_characters)
+{
+	static const char *const keys[] = {"bearer_token", "basic_auth_user", "basic_auth_password",
+	                                   "header.X-Key", "url"};
+	static const char *const values[] = {"a\rX-Injected: 1", "a\nX-Injected: 1", "a\x01X-Injected",
+	                                     "a\x7fX-Injected"};
+
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+		for (size_t v = 0; v < sizeof(values) / sizeof(values[0]); v++) {
+			struct pw_receivers rs = {0};
+			char why[256] = "", value[64];
+			snprintf(value, sizeof(value), "%s%s", k == 4 ? "http://h/" : "", values[v]);
+			ck_assert_int_eq(
+			        pw_receivers_apply_key(&rs, "r", 3, keys[k], value, why, sizeof(why)),
+			        -EINVAL);
+			ck_assert_msg(strstr(why, "control character"), "%s: %s", keys[k], why);
+			ck_assert_msg(!strstr(why, "Injected"), "%s: the value leaked: %s", keys[k], why);
+		}
+	/* A tab is allowed in a header value (HTTP allows it), not in a token. */
+	struct pw_receivers rs = {0};
+	key_ok(&rs, "r", "header.X-A", "a\tb");
+	key_bad("bearer_token", "a\tb", "control character 0x09");
+	key_bad("basic_auth_user", "a:b", "':' not allowed");
+}
+END_TEST
+
+/* Errors never echo a password in a URL or a header's value. */
+START_TEST(test_errors_hide_secrets)
+{
+	static const struct {
+		const char *key, *value;
+	} cases[] = {
+	        {"url", "ftp://user:hunter2@host/x"},          {"url", "http://user:hunter2@"},
+	        {"url", "http://user:hunter2@host/a b"},       {"header", "X-Token hunter2"},
+	        {"header", "Authorization Bearer hunter2: x"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct pw_receivers rs = {0};
+		char why[512] = "";
+		ck_assert_int_eq(
+		        pw_receivers_apply_key(&rs, "r", 3, cases[i].key, cases[i].value, why, sizeof(why)),
+		        -EINVAL);
+		ck_assert_msg(why[0] && !strstr(why, "hunter2"), "%s = %s: '%s'", cases[i].key,
+		              cases[i].value, why);
+	}
+	/* The redacted URL still says which one it is. */
+	struct pw_receivers rs = {0};
+	char why[512];
+	pw_receivers_apply_key(&rs, "r", 3, "url", "ftp://user:hunter2@host/x", why, sizeof(why));
+	ck_assert_msg(strstr(why, "ftp://***@host/x"), "%s", why);
+	ck_assert(pw_url_has_userinfo("https://u:p@h/x"));
+	ck_assert(pw_url_has_userinfo("http://u@h"));
+	ck_assert(!pw_url_has_userinfo("http://h/x@y"));
+	ck_assert(!pw_url_has_userinfo("http://h/?a=b@c"));
+	ck_assert(!pw_url_has_userinfo("http://h/?next=http://u:p@x"));
+}
+END_TEST
+
+static char dir[64];
+
+static void secrets_setup(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/pw-test-receiver.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void secrets_teardown(void)
+{
+	static const char *const names[] = {"token", "crlf", "big", "ctl", "empty",
+	                                    "fifo",  "pw",   "hdr", "url"};
+	char path[128];
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
+/* Write text into DIR/name; returns the path (static). */
+static const char *put(const char *name, const char *text, size_t len)
+{
+	static char path[128];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(text, 1, len, f), len);
+	ck_assert_int_eq(fclose(f), 0);
+	return path;
+}
+
+#define PUT(name, text) put(name, text, sizeof(text) - 1)
+
+START_TEST(test_secret_files)
+{
+	struct pw_receivers rs = {0};
+	char why[512];
+
+	unsetenv("CREDENTIALS_DIRECTORY");
+	key_ok(&rs, "r", "type", "webhook");
+	key_ok(&rs, "r", "url_file", PUT("url", "https://u:p@hooks.example/x\n"));
+	key_ok(&rs, "r", "bearer_token_file", PUT("token", "s3cret\n"));
+	key_ok(&rs, "r", "header_file.X-Api-Key", PUT("hdr", "k3y\r\n"));
+	key_ok(&rs, "p", "basic_auth_password_file", PUT("pw", "pass word"));
+	ck_assert_str_eq(rs.list[0].url, "https://u:p@hooks.example/x");
+	ck_assert_str_eq(rs.list[0].bearer_token, "s3cret");
+	ck_assert_str_eq(rs.list[0].headers[0], "X-Api-Key: k3y");
+	ck_assert_str_eq(rs.list[1].basic_password, "pass word");
+	ck_assert(!rs.list[0].inline_secret && !rs.list[1].inline_secret);
+	/* Inline secrets mark the receiver: its config file then holds one. */
+	key_ok(&rs, "p", "url", "http://h/");
+	ck_assert(!rs.list[1].inline_secret);
+	key_ok(&rs, "q", "url", "http://u:p@h/");
+	key_ok(&rs, "s", "header.Authorization", "Basic x");
+	key_ok(&rs, "t", "bearer_token", "x");
+	ck_assert(rs.list[2].inline_secret && rs.list[3].inline_secret && rs.list[4].inline_secret);
+
+	/* A relative path is a systemd credential: taken in $CREDENTIALS_DIRECTORY, else refused. */
+	key_bad("bearer_token_file", "token", "needs $CREDENTIALS_DIRECTORY");
+	ck_assert_int_eq(setenv("CREDENTIALS_DIRECTORY", dir, 1), 0);
+	memset(&rs, 0, sizeof(rs));
+	key_ok(&rs, "r", "bearer_token_file", "token");
+	ck_assert_str_eq(rs.list[0].bearer_token, "s3cret");
+	unsetenv("CREDENTIALS_DIRECTORY");
+
+	/* Both ways for one secret. */
+	ck_assert_int_eq(pw_receivers_apply_key(&rs, "r", 3, "bearer_token", "x", why, sizeof(why)), -EINVAL);
+	ck_assert_msg(strstr(why, "exclude each other"), "%s", why);
+
+	/* Refused, naming the key and the file, never what it holds. */
+	char big[5000];
+	memset(big, 'b', sizeof(big));
+	const char *p = put("big", big, sizeof(big));
+	key_bad("bearer_token_file", p, "too big");
+	key_bad("bearer_token_file", PUT("ctl", "s3cret\rX-Injected: 1\n"), "control character 0x0d");
+	key_bad("bearer_token_file", PUT("ctl", "s3cret\rX-Injected: 1\n"), "/ctl)");
+	key_bad("bearer_token_file", PUT("empty", "\n"), "is empty");
+	key_bad("basic_auth_password_file", "/nonexistent/pw",
+	        "basic_auth_password_file: cannot open /nonexistent/pw");
+	key_bad("bearer_token_file", dir, "is not a regular file");
+	char fifo[128];
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	key_bad("bearer_token_file", fifo, "is not a regular file"); /* and did not block */
+	struct pw_receivers one = {0};
+	ck_assert_int_eq(pw_receivers_apply_key(&one, "r", 3, "bearer_token_file",
+	                                        put("ctl",
+	                                            "ab\x01"
+	                                            "cd",
+	                                            5),
+	                                        why, sizeof(why)),
+	                 -EINVAL);
+	ck_assert_msg(!strstr(why, "ab") || strstr(why, dir), "%s", why);
+	ck_assert_str_eq(one.list[0].bearer_token, "");
+}
+END_TEST
+
 static Suite *receiver_suite(void)
 {
 	Suite *s = suite_create("receiver");
@@ -182,6 +346,12 @@ static Suite *receiver_suite(void)
 	tcase_add_test(malformed, test_bad_keys);
 	tcase_add_test(malformed, test_too_many);
 	tcase_add_test(malformed, test_validate);
+	tcase_add_test(malformed, test_control_characters);
+	tcase_add_test(malformed, test_errors_hide_secrets);
+	TCase *secrets = tcase_create("secrets");
+	tcase_add_checked_fixture(secrets, secrets_setup, secrets_teardown);
+	tcase_add_test(secrets, test_secret_files);
+	suite_add_tcase(s, secrets);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, malformed);
 	return s;

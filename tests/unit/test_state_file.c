@@ -64,7 +64,7 @@ START_TEST(test_roundtrip)
 
 	/* Other names, and an empty file. */
 	ck_assert_int_eq(pw_state_write_file(dir, "notifications", "", 0, err, sizeof(err)), 0);
-	ck_assert_int_eq(pw_state_read_file(dir, "notifications", &buf, &len, err, sizeof(err)), 0);
+	ck_assert_int_eq(pw_state_read_file(dir, "notifications", 16, &buf, &len, err, sizeof(err)), 0);
 	ck_assert_uint_eq(len, 0);
 	free(buf);
 }
@@ -101,6 +101,26 @@ START_TEST(test_stale_tmp)
 }
 END_TEST
 
+/* The reader's bound is the caller's: a file of max_len bytes reads, one byte more does not. */
+START_TEST(test_bound)
+{
+	char data[100], err[256] = "";
+	void *buf = (void *)0x1;
+	size_t len = 77;
+
+	memset(data, 'q', sizeof(data));
+	ck_assert_int_eq(pw_state_write_file(dir, "q", data, sizeof(data), err, sizeof(err)), 0);
+	ck_assert_int_eq(pw_state_read_file(dir, "q", sizeof(data) - 1, &buf, &len, err, sizeof(err)),
+	                 -EFBIG);
+	ck_assert_msg(strstr(err, "too large"), "%s", err);
+	ck_assert_ptr_eq(buf, (void *)0x1);
+	ck_assert_uint_eq(len, 77);
+	ck_assert_int_eq(pw_state_read_file(dir, "q", sizeof(data), &buf, &len, err, sizeof(err)), 0);
+	ck_assert_uint_eq(len, sizeof(data));
+	free(buf);
+}
+END_TEST
+
 START_TEST(test_not_regular)
 {
 	char err[256] = "";
@@ -109,14 +129,14 @@ START_TEST(test_not_regular)
 
 	/* A symlink in the file's place is not followed. */
 	ck_assert_int_eq(symlink("/etc/passwd", in_dir("link")), 0);
-	ck_assert_int_lt(pw_state_read_file(dir, "link", &buf, &len, err, sizeof(err)), 0);
+	ck_assert_int_lt(pw_state_read_file(dir, "link", 1024, &buf, &len, err, sizeof(err)), 0);
 	ck_assert_msg(strstr(err, "cannot open"), "%s", err);
 	/* A FIFO does not hang the reader. */
 	ck_assert_int_eq(mkfifo(in_dir("fifo"), 0600), 0);
-	ck_assert_int_eq(pw_state_read_file(dir, "fifo", &buf, &len, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(pw_state_read_file(dir, "fifo", 1024, &buf, &len, err, sizeof(err)), -EINVAL);
 	ck_assert_msg(strstr(err, "not a regular file"), "%s", err);
 	ck_assert_int_eq(mkdir(in_dir("sub"), 0700), 0);
-	ck_assert_int_eq(pw_state_read_file(dir, "sub", &buf, &len, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(pw_state_read_file(dir, "sub", 1024, &buf, &len, err, sizeof(err)), -EINVAL);
 	/* Outputs untouched on every failure. */
 	ck_assert_ptr_eq(buf, (void *)0x1);
 	ck_assert_uint_eq(len, 77);
@@ -156,6 +176,7 @@ static Suite *state_file_suite(void)
 	tcase_add_checked_fixture(malformed, setup, teardown);
 	tcase_add_test(core, test_roundtrip);
 	tcase_add_test(core, test_stale_tmp);
+	tcase_add_test(malformed, test_bound);
 	tcase_add_test(malformed, test_not_regular);
 	tcase_add_test(malformed, test_bad_dir);
 	suite_add_tcase(s, core);

@@ -357,6 +357,56 @@ static void set_alert(struct pw_alert *a, enum pw_alert_name name, enum pw_alert
 	snprintf(a->summary, sizeof(a->summary), "%s", summary);
 }
 
+/* The case the diagnosis tests share: system time at 38% of the CPUs against 2%, named with
+ * evidence (NULL: none), and the SystemTimeHigh alert it raised. */
+#define SYSTEM_TIME_SUMMARY "Kernel time is 38% of the CPUs against 20.0% user time (normally 2% system)"
+
+static struct pw_deviation system_time_far(const char *evidence)
+{
+	struct pw_deviation dev = {.what = "system time",
+	                           .cpu = -1,
+	                           .unit = PW_UNIT_SHARE,
+	                           .value = 0.38,
+	                           .baseline = 0.02,
+	                           .spread = 0.01,
+	                           .score = 36,
+	                           .signal = PW_SIG_SYSTEM};
+
+	snprintf(dev.evidence, sizeof(dev.evidence), "%s", evidence ? evidence : "");
+	return dev;
+}
+
+static void set_system_time_alert(struct pw_detector_view *view)
+{
+	set_alert(&view->alerts[0], PW_ALERT_SYSTEM_TIME_HIGH, PW_ALERT_FIRING, PW_SEVERITY_WARNING,
+	          SYSTEM_TIME_SUMMARY);
+	view->nalerts = 1;
+}
+
+/* o holds exactly the bytes of string (malloc'd); both are released. */
+static void assert_same_bytes(struct pw_outbuf *o, char *string)
+{
+	ck_assert_ptr_nonnull(string);
+	ck_assert_uint_eq(o->len, strlen(string));
+	ck_assert_mem_eq(o->data, string, o->len);
+	pw_outbuf_done(o);
+	free(string);
+}
+
+/* /status as text into o (NUL-terminated): how many lines it has. */
+static int render_text_lines(struct pw_outbuf *o, const struct pw_sample *s,
+                             const struct pw_status_self *self)
+{
+	int lines = 0;
+
+	pw_outbuf_init(o);
+	ck_assert_int_eq(pw_status_render_text(o, s, self), 0);
+	pw_outbuf_putc(o, '\0');
+	for (const char *p = o->data; *p; p++)
+		lines += *p == '\n';
+	return lines;
+}
+
 /* Without a detector: no alerts, and the diagnosis says why. */
 START_TEST(test_detector_off)
 {
@@ -418,15 +468,7 @@ START_TEST(test_detector_deviations)
 	struct pw_sample *s = make_sample();
 	struct pw_status_self self = test_self;
 
-	view.deviations[0] = (struct pw_deviation){.what = "system time",
-	                                           .cpu = -1,
-	                                           .unit = PW_UNIT_SHARE,
-	                                           .value = 0.38,
-	                                           .baseline = 0.02,
-	                                           .spread = 0.01,
-	                                           .score = 36,
-	                                           .evidence = "most system time: dd (pid 4321) 62% of a CPU",
-	                                           .signal = PW_SIG_SYSTEM};
+	view.deviations[0] = system_time_far("most system time: dd (pid 4321) 62% of a CPU");
 	view.deviations[1] = (struct pw_deviation){.what = "NET_RX softirqs",
 	                                           .cpu = -1,
 	                                           .unit = PW_UNIT_RATE,
@@ -452,15 +494,13 @@ START_TEST(test_detector_deviations)
 	                      "estimated from timer ticks (no CONFIG_IRQ_TIME_ACCOUNTING)");
 	json_decref(root);
 
-	set_alert(&view.alerts[0], PW_ALERT_SYSTEM_TIME_HIGH, PW_ALERT_FIRING, PW_SEVERITY_WARNING,
-	          "Kernel time is 38% of the CPUs against 20.0% user time (normally 2% system)");
-	view.nalerts = 1;
+	set_system_time_alert(&view);
 	view.ndeviations = 1;
 	root = render_parsed(s, &self, NULL);
 	pw_assert_json_string(
 	        root, "diagnosis",
-	        "Kernel time is 38% of the CPUs against 20.0% user time (normally 2% system). Also "
-	        "far from normal: system time 38% of the CPUs, normally 2.0% (most system time: dd "
+	        SYSTEM_TIME_SUMMARY
+	        ". Also far from normal: system time 38% of the CPUs, normally 2.0% (most system time: dd "
 	        "(pid 4321) 62% of a CPU).");
 	json_decref(root);
 	free(s);
@@ -476,27 +516,12 @@ START_TEST(test_text)
 	struct pw_status_self self = test_self;
 	struct pw_outbuf o;
 
-	view.deviations[0] = (struct pw_deviation){.what = "system time",
-	                                           .cpu = -1,
-	                                           .unit = PW_UNIT_SHARE,
-	                                           .value = 0.38,
-	                                           .baseline = 0.02,
-	                                           .spread = 0.01,
-	                                           .score = 36,
-	                                           .signal = PW_SIG_SYSTEM};
+	view.deviations[0] = system_time_far(NULL);
 	view.baselines[PW_SIG_SYSTEM] = (struct pw_baseline){.mean = 0.02, .var = 1e-4, .learned_s = 600};
-	set_alert(&view.alerts[0], PW_ALERT_SYSTEM_TIME_HIGH, PW_ALERT_FIRING, PW_SEVERITY_WARNING,
-	          "Kernel time is 38% of the CPUs against 20.0% user time (normally 2% system)");
-	view.nalerts = 1;
+	set_system_time_alert(&view);
 	self.detector = &view;
-	pw_outbuf_init(&o);
-	ck_assert_int_eq(pw_status_render_text(&o, s, &self), 0);
-	pw_outbuf_putc(&o, '\0');
+	ck_assert_int_le(render_text_lines(&o, s, &self), 24);
 	const char *text = o.data;
-	int lines = 0;
-	for (const char *p = text; *p; p++)
-		lines += *p == '\n';
-	ck_assert_int_le(lines, 24);
 	const char *diag = strstr(text, "\nDIAGNOSIS  Kernel time is 38%");
 	const char *alerts = strstr(text, "\nALERTS     firing SystemTimeHigh (warning)");
 	const char *cpu = strstr(text, "\nCPU        busy");
@@ -512,31 +537,17 @@ START_TEST(test_text)
 		snprintf(view.deviations[i].evidence, sizeof(view.deviations[i].evidence),
 		         "most system time: a-process-name (pid 123456) 99%% of a CPU");
 	}
-	pw_outbuf_init(&o);
-	ck_assert_int_eq(pw_status_render_text(&o, s, &self), 0);
-	pw_outbuf_putc(&o, '\0');
+	ck_assert_int_le(render_text_lines(&o, s, &self), 24);
 	ck_assert_msg(strstr(o.data, " ...\n"), "%s", o.data);
-	lines = 0;
-	for (const char *p = o.data; *p; p++)
-		lines += *p == '\n';
-	ck_assert_int_le(lines, 24);
 	pw_outbuf_done(&o);
 
 	/* The HTTP path renders straight into its buffer: the same bytes as the string. */
-	char *json = pw_status_render(s, &self);
 	pw_outbuf_init(&o);
 	ck_assert_int_eq(pw_status_render_into(s, &self, &o), 0);
-	ck_assert_uint_eq(o.len, strlen(json));
-	ck_assert_mem_eq(o.data, json, o.len);
-	pw_outbuf_done(&o);
-	free(json);
-	json = pw_alerts_render(&view);
+	assert_same_bytes(&o, pw_status_render(s, &self));
 	pw_outbuf_init(&o);
 	ck_assert_int_eq(pw_alerts_render_into(&view, &o), 0);
-	ck_assert_uint_eq(o.len, strlen(json));
-	ck_assert_mem_eq(o.data, json, o.len);
-	pw_outbuf_done(&o);
-	free(json);
+	assert_same_bytes(&o, pw_alerts_render(&view));
 	free(s);
 }
 END_TEST

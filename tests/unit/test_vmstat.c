@@ -12,31 +12,7 @@
 /* 5.9+ kernels print the _anon/_file split instead of the single refault counter. */
 #define MODERN_FIELDS (ALL_FIELDS & ~BIT(PW_VM_WORKINGSET_REFAULT))
 
-/* Parse a copy in a heap block of exactly len bytes, so ASan reports any read past len. */
-static int parse_exact(const char *buf, size_t len, struct pw_vmstat *ret)
-{
-	char *copy = pw_test_exact_copy(buf, len);
-	int r = pw_vmstat_parse(copy, len, ret);
-
-	free(copy);
-	return r;
-}
-
-static int parse_str(const char *s, struct pw_vmstat *ret)
-{
-	return parse_exact(s, strlen(s), ret);
-}
-
-static struct pw_vmstat parse_fixture(const char *relpath)
-{
-	struct pw_vmstat vm;
-	size_t len;
-	char *buf = pw_fixture_read(relpath, &len);
-
-	ck_assert_int_eq(parse_exact(buf, len, &vm), 0);
-	free(buf);
-	return vm;
-}
+PW_TEST_PARSER_WRAPPERS(struct pw_vmstat, pw_vmstat_parse)
 
 START_TEST(test_field_names_round_trip)
 {
@@ -131,10 +107,8 @@ START_TEST(test_malformed_inputs)
 	        "pgfault 1\n\npgmajfault 2\n",
 	        " \n",
 	};
-	struct pw_vmstat vm;
 
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		ck_assert_msg(parse_str(bad[i], &vm) == -EINVAL, "accepted \"%s\"", bad[i]);
+	pw_test_each_refused(parse_result, bad, sizeof(bad) / sizeof(bad[0]));
 }
 END_TEST
 
@@ -197,16 +171,8 @@ END_TEST
 START_TEST(test_random_garbage)
 {
 	static const char alphabet[] = "pgfaultswinomk_r 0123456789\n\t\0\xff";
-	uint32_t seed = 4242;
-	char buf[160];
 
-	for (int iter = 0; iter < 20000; iter++) {
-		struct pw_vmstat vm;
-		size_t len = pw_test_random_input(&seed, alphabet, sizeof(alphabet) - 1, buf, sizeof(buf));
-		int r = parse_exact(buf, len, &vm);
-
-		ck_assert(r == 0 || r == -EINVAL || r == -ERANGE);
-	}
+	pw_test_random_garbage(parse_result, alphabet, sizeof(alphabet) - 1, 4242, 160, 20000);
 }
 END_TEST
 

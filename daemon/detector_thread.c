@@ -1,6 +1,6 @@
-/* watcher.c — the detector thread between the sampler's ring and the readers of alerts. */
+/* detector_thread.c — the detector thread between the sampler's ring and the readers of alerts. */
 #define _GNU_SOURCE /* pthread_setname_np */
-#include "watcher.h"
+#include "detector_thread.h"
 
 #include "clock.h"
 #include "deviation_text.h"
@@ -44,7 +44,7 @@ struct persistence {
 	atomic_bool failing;         /* the last save failed */
 };
 
-struct pw_watcher {
+struct pw_detector_thread {
 	const struct pw_sampler *sampler;
 	struct pw_detector *detector;
 	struct pw_ring *views; /* written by this thread only */
@@ -61,7 +61,7 @@ struct pw_watcher {
 	struct pw_ratelimit unusual_notice; /* deviations with no alert: a notice a minute at most */
 	struct pw_transitions *transitions; /* the newest alert transitions, for GET /history */
 	int wake_fd;                        /* the sampler's eventfd */
-	struct { /* a reload's detector settings, handed over by pw_watcher_reconfigure */
+	struct { /* a reload's detector settings, handed over by pw_detector_thread_reconfigure */
 		pthread_mutex_t lock;
 		bool pending;
 		struct pw_detector_config config;
@@ -87,9 +87,9 @@ static const char *load_error_str(int r)
 }
 
 /* Load DIR/baselines into the fresh detector; anything wrong with it is logged once and ignored. */
-static void load_state(struct pw_watcher *w)
+static void load_state(struct pw_detector_thread *dt)
 {
-	struct persistence *st = &w->state;
+	struct persistence *st = &dt->state;
 	char err[PATH_MAX + 128];
 	void *buf;
 	size_t len;
@@ -103,7 +103,7 @@ static void load_state(struct pw_watcher *w)
 		pw_log(LOG_WARNING, "state file: %s: ignored, relearning", err);
 		return;
 	}
-	r = pw_detector_state_load(w->detector, buf, len);
+	r = pw_detector_state_load(dt->detector, buf, len);
 	if (r < 0 && r != -ERANGE) {
 		pw_log(LOG_WARNING, "state file %s/%s: %s: ignored, relearning", st->dir, PW_STATE_FILE,
 		       load_error_str(r));
@@ -120,26 +120,26 @@ static void load_state(struct pw_watcher *w)
 	free(buf);
 }
 
-static int setup_state(struct pw_watcher *w, const char *dir, int64_t every_ns)
+static int setup_state(struct pw_detector_thread *dt, const char *dir, int64_t every_ns)
 {
-	struct persistence *st = &w->state;
+	struct persistence *st = &dt->state;
 
 	if (!dir || !*dir)
 		return 0;
 	st->every_ns = every_ns;
 	st->complain.period_ns = 60 * INT64_C(1000000000);
-	if (!(st->dir = strdup(dir)) || !(st->buf = malloc(pw_detector_state_size(w->detector))))
+	if (!(st->dir = strdup(dir)) || !(st->buf = malloc(pw_detector_state_size(dt->detector))))
 		return -ENOMEM;
-	load_state(w);
+	load_state(dt);
 	return 0;
 }
 
-static void save_state(struct pw_watcher *w, int64_t now_ns, bool final)
+static void save_state(struct pw_detector_thread *dt, int64_t now_ns, bool final)
 {
-	struct persistence *st = &w->state;
+	struct persistence *st = &dt->state;
 	char err[PATH_MAX + 128];
 	uint64_t suppressed = 0;
-	int len = pw_detector_state_save(w->detector, st->buf, pw_detector_state_size(w->detector));
+	int len = pw_detector_state_save(dt->detector, st->buf, pw_detector_state_size(dt->detector));
 
 	st->last_save_ns = now_ns;
 	if (len >= 0 && pw_state_write(st->dir, st->buf, (size_t)len, err, sizeof(err)) == 0) {
@@ -160,57 +160,59 @@ static void save_state(struct pw_watcher *w, int64_t now_ns, bool final)
 }
 
 /* After each sample: save when the period is up. */
-static void persist(struct pw_watcher *w, int64_t mono_ns)
+static void persist(struct pw_detector_thread *dt, int64_t mono_ns)
 {
-	struct persistence *st = &w->state;
+	struct persistence *st = &dt->state;
 
 	if (!st->dir)
 		return;
 	if (!st->last_save_ns)
 		st->last_save_ns = mono_ns;
 	else if (mono_ns - st->last_save_ns >= st->every_ns)
-		save_state(w, mono_ns, false);
+		save_state(dt, mono_ns, false);
 }
 
-const struct pw_transitions *pw_watcher_transitions(const struct pw_watcher *w)
+const struct pw_transitions *pw_detector_thread_transitions(const struct pw_detector_thread *dt)
 {
-	return w->transitions;
+	return dt->transitions;
 }
 
-struct pw_watcher *pw_watcher_new(struct pw_sampler *sampler, const struct pw_detector_config *config,
-                                  const char *state_dir, int64_t save_every_ns, char *err, size_t err_size)
+struct pw_detector_thread *pw_detector_thread_new(struct pw_sampler *sampler,
+                                                  const struct pw_detector_config *config,
+                                                  const char *state_dir, int64_t save_every_ns, char *err,
+                                                  size_t err_size)
 {
-	struct pw_watcher *w = calloc(1, sizeof(*w));
+	struct pw_detector_thread *dt = calloc(1, sizeof(*dt));
 	const struct pw_ring *latest = pw_sampler_latest(sampler);
 
-	if (!w)
+	if (!dt)
 		return snprintf(err, err_size, "out of memory"), NULL;
-	w->sampler = sampler;
-	w->next_seq = 1;
-	pthread_mutex_init(&w->reload.lock, NULL);
-	w->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	w->sample = malloc(pw_ring_payload_size(latest));
-	w->views = pw_ring_new(VIEW_SLOTS, sizeof(struct pw_detector_view));
-	w->transitions = pw_transitions_new(TRANSITIONS_KEPT);
-	if (w->wake_fd < 0 || !w->sample || !w->views || !w->transitions) {
+	dt->sampler = sampler;
+	dt->next_seq = 1;
+	pthread_mutex_init(&dt->reload.lock, NULL);
+	dt->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	dt->sample = malloc(pw_ring_payload_size(latest));
+	dt->views = pw_ring_new(VIEW_SLOTS, sizeof(struct pw_detector_view));
+	dt->transitions = pw_transitions_new(TRANSITIONS_KEPT);
+	if (dt->wake_fd < 0 || !dt->sample || !dt->views || !dt->transitions) {
 		snprintf(err, err_size, "cannot set up the detector: %s",
-		         w->wake_fd < 0 ? strerror(errno) : "out of memory");
-		pw_watcher_free(w);
+		         dt->wake_fd < 0 ? strerror(errno) : "out of memory");
+		pw_detector_thread_free(dt);
 		return NULL;
 	}
-	pw_sampler_notify(sampler, w->wake_fd);
-	w->detector = pw_detector_new(config, pw_sampler_cpu_cap(sampler), pw_sampler_line_cap(sampler));
-	if (!w->detector) {
+	pw_sampler_notify(sampler, dt->wake_fd);
+	dt->detector = pw_detector_new(config, pw_sampler_cpu_cap(sampler), pw_sampler_line_cap(sampler));
+	if (!dt->detector) {
 		snprintf(err, err_size, "cannot set up the detector: out of memory");
-		pw_watcher_free(w);
+		pw_detector_thread_free(dt);
 		return NULL;
 	}
-	if (setup_state(w, state_dir, save_every_ns) < 0) {
+	if (setup_state(dt, state_dir, save_every_ns) < 0) {
 		snprintf(err, err_size, "cannot set up the state dir: out of memory");
-		pw_watcher_free(w);
+		pw_detector_thread_free(dt);
 		return NULL;
 	}
-	return w;
+	return dt;
 }
 
 static void log_event(const struct pw_alert_event *ev)
@@ -229,30 +231,30 @@ static void log_event(const struct pw_alert_event *ev)
 	             to, fields.severity, a->summary);
 }
 
-void pw_watcher_reconfigure(struct pw_watcher *w, const struct pw_detector_config *config)
+void pw_detector_thread_reconfigure(struct pw_detector_thread *dt, const struct pw_detector_config *config)
 {
-	pthread_mutex_lock(&w->reload.lock);
-	w->reload.config = *config;
-	w->reload.pending = true;
-	pthread_mutex_unlock(&w->reload.lock);
+	pthread_mutex_lock(&dt->reload.lock);
+	dt->reload.config = *config;
+	dt->reload.pending = true;
+	pthread_mutex_unlock(&dt->reload.lock);
 	/* Wake the thread now rather than at the next sample, which may be an hour away. */
 	uint64_t one = 1;
-	if (write(w->wake_fd, &one, sizeof(one)) < 0)
+	if (write(dt->wake_fd, &one, sizeof(one)) < 0)
 		pw_log(LOG_WARNING, "cannot wake the detector thread: %s", strerror(errno));
 }
 
 /* On the detector thread, before the next sample is judged: the detector is not thread-safe, so a
  * reload only ever reaches it here. */
-static void apply_reload(struct pw_watcher *w)
+static void apply_reload(struct pw_detector_thread *dt)
 {
 	bool pending;
 
-	pthread_mutex_lock(&w->reload.lock);
-	pending = w->reload.pending;
+	pthread_mutex_lock(&dt->reload.lock);
+	pending = dt->reload.pending;
 	if (pending)
-		pw_detector_reconfigure(w->detector, &w->reload.config);
-	w->reload.pending = false;
-	pthread_mutex_unlock(&w->reload.lock);
+		pw_detector_reconfigure(dt->detector, &dt->reload.config);
+	dt->reload.pending = false;
+	pthread_mutex_unlock(&dt->reload.lock);
 	if (pending)
 		pw_log(LOG_INFO,
 		       "reload: new rule settings in effect in the detector (baselines and alerts kept)");
@@ -277,46 +279,47 @@ static void report_errors(struct error_reporter *rep, const struct pw_sample *s)
 	}
 }
 
-int pw_watcher_probe(struct pw_watcher *w, const char *procfs, const char *sysfs, int64_t interval_ns)
+int pw_detector_thread_probe(struct pw_detector_thread *dt, const char *procfs, const char *sysfs,
+                             int64_t interval_ns)
 {
 	/* Half an interval: when the thread catches up on several samples at once, one scan serves. */
 	struct pw_probes_config pc = {.procfs = procfs, .sysfs = sysfs, .min_gap_ns = interval_ns / 2};
 
-	pw_probes_free(w->probes);
-	w->probes = pw_probes_new(&pc);
-	return w->probes ? 0 : -ENOMEM;
+	pw_probes_free(dt->probes);
+	dt->probes = pw_probes_new(&pc);
+	return dt->probes ? 0 : -ENOMEM;
 }
 
 /* After a sample was judged: look up what the active alerts need, and hand it to the transitions
  * about to be logged. */
-static void probe(struct pw_watcher *w, size_t nevents)
+static void probe(struct pw_detector_thread *dt, size_t nevents)
 {
 	struct pw_deviation devs[PW_DEVIATIONS_MAX];
 	bool system_unusual = false, system_alert = false;
 
-	if (!w->probes)
+	if (!dt->probes)
 		return;
-	size_t n = pw_detector_active(w->detector, w->active, PW_ALERT_COUNT);
-	size_t ndevs = pw_detector_deviations(w->detector, devs, PW_DEVIATIONS_MAX);
+	size_t n = pw_detector_active(dt->detector, dt->active, PW_ALERT_COUNT);
+	size_t ndevs = pw_detector_deviations(dt->detector, devs, PW_DEVIATIONS_MAX);
 	for (size_t i = 0; i < ndevs; i++)
 		system_unusual |= pw_deviation_is_system_time(&devs[i]);
 	for (size_t i = 0; i < n; i++)
-		system_alert |= w->active[i].name == PW_ALERT_SYSTEM_TIME_HIGH;
+		system_alert |= dt->active[i].name == PW_ALERT_SYSTEM_TIME_HIGH;
 	/* System time far from normal with no alert on it yet: the diagnosis names who takes it, so
 	 * the processes are read as if SystemTimeHigh were pending (the same bounded scan). */
 	if (system_unusual && !system_alert)
-		w->active[n++] =
+		dt->active[n++] =
 		        (struct pw_alert){.name = PW_ALERT_SYSTEM_TIME_HIGH, .state = PW_ALERT_PENDING};
-	pw_probes_update(w->probes, w->active, n, w->sample, pw_mono_ns());
+	pw_probes_update(dt->probes, dt->active, n, dt->sample, pw_mono_ns());
 	for (size_t i = 0; i < nevents && i < EVENTS_CAP; i++)
-		pw_probes_apply(w->probes, &w->events[i].alert);
-	w->system_top[0] = '\0';
+		pw_probes_apply(dt->probes, &dt->events[i].alert);
+	dt->system_top[0] = '\0';
 	if (system_unusual) {
 		struct pw_alert probed = {.name = PW_ALERT_SYSTEM_TIME_HIGH};
-		pw_probes_apply(w->probes, &probed);
+		pw_probes_apply(dt->probes, &probed);
 		const struct pw_ev_processes *p = &probed.evidence.system_time.processes;
 		if (p->status == PW_PROBE_OK && p->n > 0)
-			snprintf(w->system_top, sizeof(w->system_top),
+			snprintf(dt->system_top, sizeof(dt->system_top),
 			         "most system time: %.*s (pid %d) %.0f%% of a CPU",
 			         (int)strnlen(p->top[0].comm, sizeof(p->top[0].comm)), p->top[0].comm,
 			         (int)p->top[0].pid, 100.0 * p->top[0].system);
@@ -325,141 +328,141 @@ static void probe(struct pw_watcher *w, size_t nevents)
 
 /* The probes' findings beside the deviations they explain, and a notice in the log when signals
  * are far from normal without an alert (at most one a minute: the diagnosis has the rest). */
-static void explain_deviations(struct pw_watcher *w)
+static void explain_deviations(struct pw_detector_thread *dt)
 {
-	struct pw_detector_view *v = &w->view;
+	struct pw_detector_view *v = &dt->view;
 	char text[PW_DEVIATIONS_MAX * 360];
 	uint64_t suppressed;
 
 	for (uint32_t i = 0; i < v->ndeviations && i < PW_DEVIATIONS_MAX; i++)
 		if (pw_deviation_is_system_time(&v->deviations[i]))
 			snprintf(v->deviations[i].evidence, sizeof(v->deviations[i].evidence), "%s",
-			         w->system_top);
-	if (v->ndeviations == 0 || v->nalerts > 0 || !w->sample)
+			         dt->system_top);
+	if (v->ndeviations == 0 || v->nalerts > 0 || !dt->sample)
 		return;
-	w->unusual_notice.period_ns = 60 * INT64_C(1000000000);
-	if (pw_ratelimit_allow(&w->unusual_notice, w->sample->mono_ns, &suppressed) &&
+	dt->unusual_notice.period_ns = 60 * INT64_C(1000000000);
+	if (pw_ratelimit_allow(&dt->unusual_notice, dt->sample->mono_ns, &suppressed) &&
 	    pw_deviations_text(v, text, sizeof(text)) > 0)
 		pw_log(LOG_NOTICE, "no alert, but far from normal: %s", text);
 }
 
 /* Judge every sample published since the last pass, oldest first. */
-static void catch_up(struct pw_watcher *w)
+static void catch_up(struct pw_detector_thread *dt)
 {
-	const struct pw_ring *latest = pw_sampler_latest(w->sampler);
+	const struct pw_ring *latest = pw_sampler_latest(dt->sampler);
 	uint64_t head = pw_ring_head(latest);
 
-	apply_reload(w);
-	for (; w->next_seq <= head; w->next_seq++) {
-		if (pw_ring_read(latest, w->next_seq, w->sample) < 0) {
-			w->view.samples_missed++; /* overwritten before we got to it */
+	apply_reload(dt);
+	for (; dt->next_seq <= head; dt->next_seq++) {
+		if (pw_ring_read(latest, dt->next_seq, dt->sample) < 0) {
+			dt->view.samples_missed++; /* overwritten before we got to it */
 			continue;
 		}
-		pw_recorder_write(w->recorder, w->sample);
-		size_t n = pw_detector_observe(w->detector, w->sample, w->events, EVENTS_CAP);
-		probe(w, n);
-		pw_transitions_record(w->transitions, w->events, n < EVENTS_CAP ? n : EVENTS_CAP);
+		pw_recorder_write(dt->recorder, dt->sample);
+		size_t n = pw_detector_observe(dt->detector, dt->sample, dt->events, EVENTS_CAP);
+		probe(dt, n);
+		pw_transitions_record(dt->transitions, dt->events, n < EVENTS_CAP ? n : EVENTS_CAP);
 		for (size_t i = 0; i < n && i < EVENTS_CAP; i++)
-			log_event(&w->events[i]);
-		if (w->notifier && n) /* copies into the notifier's inbox; never waits on a receiver */
-			pw_notifier_submit(w->notifier, w->events, n < EVENTS_CAP ? n : EVENTS_CAP);
-		report_errors(&w->errors, w->sample);
-		w->view.samples_seen++;
-		persist(w, w->sample->mono_ns);
+			log_event(&dt->events[i]);
+		if (dt->notifier && n) /* copies into the notifier's inbox; never waits on a receiver */
+			pw_notifier_submit(dt->notifier, dt->events, n < EVENTS_CAP ? n : EVENTS_CAP);
+		report_errors(&dt->errors, dt->sample);
+		dt->view.samples_seen++;
+		persist(dt, dt->sample->mono_ns);
 	}
-	pw_detector_snapshot(w->detector, &w->view);
-	for (uint32_t i = 0; w->probes && i < w->view.nalerts && i < PW_ALERT_COUNT; i++)
-		pw_probes_apply(w->probes, &w->view.alerts[i]);
-	explain_deviations(w);
-	pw_ring_publish(w->views, &w->view);
+	pw_detector_snapshot(dt->detector, &dt->view);
+	for (uint32_t i = 0; dt->probes && i < dt->view.nalerts && i < PW_ALERT_COUNT; i++)
+		pw_probes_apply(dt->probes, &dt->view.alerts[i]);
+	explain_deviations(dt);
+	pw_ring_publish(dt->views, &dt->view);
 }
 
-static void *watcher_main(void *arg)
+static void *thread_main(void *arg)
 {
-	struct pw_watcher *w = arg;
-	struct pollfd pfd = {.fd = w->wake_fd, .events = POLLIN};
+	struct pw_detector_thread *dt = arg;
+	struct pollfd pfd = {.fd = dt->wake_fd, .events = POLLIN};
 	uint64_t count;
 
-	/* Sleeps until the sampler (or pw_watcher_stop) writes the eventfd: no idle wake-ups. */
-	while (!atomic_load(&w->stop)) {
-		if (poll(&pfd, 1, -1) > 0 && read(w->wake_fd, &count, sizeof(count)) > 0 &&
-		    !atomic_load(&w->stop))
-			catch_up(w);
+	/* Sleeps until the sampler (or pw_detector_thread_stop) writes the eventfd: no idle wake-ups. */
+	while (!atomic_load(&dt->stop)) {
+		if (poll(&pfd, 1, -1) > 0 && read(dt->wake_fd, &count, sizeof(count)) > 0 &&
+		    !atomic_load(&dt->stop))
+			catch_up(dt);
 	}
 	/* The sampler has stopped: judge (and record) what it left, then save what was learned. Not before
 	 * the first sample: that would replace a good file with one that has forgotten its warmup. */
-	if (w->state.dir || w->recorder) {
-		catch_up(w);
-		if (w->state.dir && w->state.last_save_ns)
-			save_state(w, w->state.last_save_ns, true);
+	if (dt->state.dir || dt->recorder) {
+		catch_up(dt);
+		if (dt->state.dir && dt->state.last_save_ns)
+			save_state(dt, dt->state.last_save_ns, true);
 	}
 	return NULL;
 }
 
-void pw_watcher_files(const struct pw_watcher *w, struct pw_files_stats *ret)
+void pw_detector_thread_files(const struct pw_detector_thread *dt, struct pw_files_stats *ret)
 {
 	struct pw_file_stats *b = &ret->file[PW_FILE_BASELINES];
 
-	*b = (struct pw_file_stats){.configured = w->state.dir != NULL};
+	*b = (struct pw_file_stats){.configured = dt->state.dir != NULL};
 	if (b->configured) {
-		b->errors = atomic_load(&((struct pw_watcher *)w)->state.errors);
-		b->failing = atomic_load(&((struct pw_watcher *)w)->state.failing);
+		b->errors = atomic_load(&((struct pw_detector_thread *)dt)->state.errors);
+		b->failing = atomic_load(&((struct pw_detector_thread *)dt)->state.failing);
 	}
-	pw_recorder_stats(w->recorder, &ret->file[PW_FILE_RECORDING]);
+	pw_recorder_stats(dt->recorder, &ret->file[PW_FILE_RECORDING]);
 }
 
-void pw_watcher_record(struct pw_watcher *w, struct pw_recorder *recorder)
+void pw_detector_thread_record(struct pw_detector_thread *dt, struct pw_recorder *recorder)
 {
-	w->recorder = recorder;
+	dt->recorder = recorder;
 }
 
-void pw_watcher_set_notifier(struct pw_watcher *w, struct pw_notifier *notifier)
+void pw_detector_thread_set_notifier(struct pw_detector_thread *dt, struct pw_notifier *notifier)
 {
-	w->notifier = notifier;
+	dt->notifier = notifier;
 }
 
-int pw_watcher_start(struct pw_watcher *w)
+int pw_detector_thread_start(struct pw_detector_thread *dt)
 {
-	int r = pthread_create(&w->thread, NULL, watcher_main, w);
+	int r = pthread_create(&dt->thread, NULL, thread_main, dt);
 	if (r != 0)
 		return -r;
-	pthread_setname_np(w->thread, "pw-detector"); /* for top -H and perf; failure is harmless */
-	w->running = true;
+	pthread_setname_np(dt->thread, "pw-detector"); /* for top -H and perf; failure is harmless */
+	dt->running = true;
 	return 0;
 }
 
-void pw_watcher_stop(struct pw_watcher *w)
+void pw_detector_thread_stop(struct pw_detector_thread *dt)
 {
-	if (!w->running)
+	if (!dt->running)
 		return;
 	uint64_t one = 1;
 
-	atomic_store(&w->stop, true);
-	if (write(w->wake_fd, &one, sizeof(one)) < 0)
+	atomic_store(&dt->stop, true);
+	if (write(dt->wake_fd, &one, sizeof(one)) < 0)
 		pw_log(LOG_WARNING, "cannot wake the detector thread: %s", strerror(errno));
-	pthread_join(w->thread, NULL);
-	w->running = false;
+	pthread_join(dt->thread, NULL);
+	dt->running = false;
 }
 
-void pw_watcher_free(struct pw_watcher *w)
+void pw_detector_thread_free(struct pw_detector_thread *dt)
 {
-	if (!w)
+	if (!dt)
 		return;
-	pw_watcher_stop(w);
-	if (w->wake_fd >= 0)
-		close(w->wake_fd);
-	pw_detector_free(w->detector);
-	pw_probes_free(w->probes);
-	pw_ring_free(w->views);
-	pw_transitions_free(w->transitions);
-	free(w->state.dir);
-	free(w->state.buf);
-	free(w->sample);
-	pthread_mutex_destroy(&w->reload.lock);
-	free(w);
+	pw_detector_thread_stop(dt);
+	if (dt->wake_fd >= 0)
+		close(dt->wake_fd);
+	pw_detector_free(dt->detector);
+	pw_probes_free(dt->probes);
+	pw_ring_free(dt->views);
+	pw_transitions_free(dt->transitions);
+	free(dt->state.dir);
+	free(dt->state.buf);
+	free(dt->sample);
+	pthread_mutex_destroy(&dt->reload.lock);
+	free(dt);
 }
 
-bool pw_watcher_view(const struct pw_watcher *w, struct pw_detector_view *ret)
+bool pw_detector_thread_view(const struct pw_detector_thread *dt, struct pw_detector_view *ret)
 {
-	return pw_ring_read_latest(w->views, ret) != 0;
+	return pw_ring_read_latest(dt->views, ret) != 0;
 }
