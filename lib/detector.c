@@ -129,9 +129,10 @@ struct pw_detector *pw_detector_new(const struct pw_detector_config *config, uin
 	d->cpu_irq_cost = calloc(cpu_cap, sizeof(*d->cpu_irq_cost));
 	d->cpu_events = calloc((size_t)cpu_cap * PW_CPU_EVENT_KINDS, sizeof(*d->cpu_events));
 	d->cpu_events_before = calloc((size_t)cpu_cap * PW_CPU_EVENT_KINDS, sizeof(*d->cpu_events_before));
+	d->cpu_events_last = calloc((size_t)cpu_cap * PW_CPU_EVENT_KINDS, sizeof(*d->cpu_events_last));
 	d->lines = calloc(line_cap, sizeof(*d->lines));
 	if (!d->cpu_irq || !d->cpu_system || !d->cpu_irq_cost || !d->cpu_events || !d->cpu_events_before ||
-	    !d->lines) {
+	    !d->cpu_events_last || !d->lines) {
 		pw_detector_free(d);
 		return NULL;
 	}
@@ -147,6 +148,7 @@ void pw_detector_free(struct pw_detector *d)
 	free(d->cpu_irq_cost);
 	free(d->cpu_events);
 	free(d->cpu_events_before);
+	free(d->cpu_events_last);
 	free(d->lines);
 	free(d);
 }
@@ -313,9 +315,11 @@ static void learn_cpus(struct pw_detector *d, const struct pw_sample *s, double 
 		if (!(c->derived_valid & PW_DERIVED_SHARES))
 			continue;
 		double irq = c->share[PW_MODE_IRQ] + c->share[PW_MODE_SOFTIRQ];
-		for (int k = 0; k < PW_CPU_EVENT_KINDS && !excursion; k++)
-			pw_baseline_update(pw_cpu_event_before(d, id, k), pw_cpu_event_rate(c, k), dt,
-			                   BEFORE_HALF_LIFE_S);
+		for (int k = 0; k < PW_CPU_EVENT_KINDS && !excursion; k++) {
+			double rate = pw_cpu_event_rate(c, k);
+			pw_baseline_update(pw_cpu_event_before(d, id, k), rate, dt, BEFORE_HALF_LIFE_S);
+			*pw_cpu_event_last(d, id, k) = isfinite(rate) ? rate : 0;
+		}
 		if (!irq_frozen) {
 			learn_one(d, &d->cpu_irq[id], irq, dt, PW_SHARE_SPREAD_FLOOR);
 			pw_baseline_update(&d->cpu_irq_cost[id], pw_cpu_irq_cost(c), dt,

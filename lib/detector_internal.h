@@ -57,6 +57,9 @@ struct pw_detector {
 	/* The same with a short memory, learning only while the CPU's handler time is normal: the
 	 * events just before an excursion began, which the added handler time is charged against. */
 	struct pw_baseline *cpu_events_before;
+	/* The rate of the last sample before the excursion (same layout): a steady load that only
+	 * began seconds before its cost rose is not yet all in the short-memory level, but it is here. */
+	double *cpu_events_last;
 	struct pw_baseline recent_intr;      /* host interrupts/s, short memory: what a lasting drop adopts */
 	struct pw_line_baseline *lines;      /* [line_cap] */
 	uint64_t psi_total_us[PW_PSI_COUNT]; /* the previous sample's stall totals (some) */
@@ -124,6 +127,11 @@ static inline struct pw_baseline *pw_cpu_event_baseline(const struct pw_detector
 static inline struct pw_baseline *pw_cpu_event_before(const struct pw_detector *d, uint32_t cpu, int k)
 {
 	return &d->cpu_events_before[(size_t)cpu * PW_CPU_EVENT_KINDS + (size_t)k];
+}
+
+static inline double *pw_cpu_event_last(const struct pw_detector *d, uint32_t cpu, int k)
+{
+	return &d->cpu_events_last[(size_t)cpu * PW_CPU_EVENT_KINDS + (size_t)k];
 }
 
 /* Fill d->deviations from now: every signal far from its baseline and by enough to matter. */

@@ -100,15 +100,17 @@ struct irq_verdict {
 	bool traffic;
 };
 
-/* Events added on one CPU since before its handler time rose (the short-memory level that stops
- * learning during an excursion: a steady load that got dearer adds none), and how many of them are
- * block completions. */
+/* The events of kind k on one CPU before its handler time rose: the short-memory level that stops
+ * learning during an excursion, or the last rate before it when higher (a load that began a few
+ * seconds earlier is not yet all in the level). A steady load that got dearer adds none. */
 static double before_level(const struct pw_detector *d, uint32_t id, int k)
 {
 	const struct pw_baseline *b = pw_cpu_event_before(d, id, k)->learned_s > 0
 	                                      ? pw_cpu_event_before(d, id, k)
 	                                      : pw_cpu_event_baseline(d, id, k);
-	return b->learned_s > 0 ? b->mean : 0;
+	if (b->learned_s <= 0)
+		return 0;
+	return b == pw_cpu_event_before(d, id, k) ? fmax(b->mean, *pw_cpu_event_last(d, id, k)) : b->mean;
 }
 
 /* Events of kind k added on the whole host since before the excursion: what moved from one CPU to
