@@ -4,6 +4,7 @@
 
 #include "clock.h"
 #include "deviation_text.h"
+#include "disk_writer.h"
 #include "log.h"
 #include "notifier.h"
 #include "probes.h"
@@ -33,15 +34,11 @@ struct error_reporter {
 	struct pw_ratelimit limit[PW_SRC_COUNT];
 };
 
-/* Baselines kept in a state dir across restarts. */
+/* Baselines kept in a state dir across restarts (written by the disk writer). */
 struct persistence {
 	char *dir;            /* NULL: baselines are not kept */
 	int64_t every_ns;     /* save period, in sample time */
 	int64_t last_save_ns; /* sample time of the last save; 0 before the first sample */
-	void *buf;            /* pw_detector_state_size() bytes to save into */
-	struct pw_ratelimit complain;
-	atomic_uint_fast64_t errors; /* saves that failed; read by /metrics */
-	atomic_bool failing;         /* the last save failed */
 };
 
 struct pw_detector_thread {
@@ -54,8 +51,9 @@ struct pw_detector_thread {
 	uint64_t next_seq; /* the next publication to read */
 	struct error_reporter errors;
 	struct persistence state;
-	struct pw_recorder *recorder;               /* the flight recorder, or NULL */
-	struct pw_probes *probes;                   /* NULL: alerts carry the detector's evidence only */
+	struct pw_recorder *recorder;  /* the flight recorder until the writer takes it over, or NULL */
+	struct pw_disk_writer *writer; /* baselines and recording; NULL: neither, or not started */
+	struct pw_probes *probes;      /* NULL: alerts carry the detector's evidence only */
 	struct pw_alert active[PW_ALERT_COUNT + 1]; /* scratch: what the probes look up for */
 	char system_top[sizeof(((struct pw_deviation *)0)->evidence)]; /* who took the system time */
 	struct pw_ratelimit unusual_notice; /* deviations with no alert: a notice a minute at most */
@@ -127,36 +125,21 @@ static int setup_state(struct pw_detector_thread *dt, const char *dir, int64_t e
 	if (!dir || !*dir)
 		return 0;
 	st->every_ns = every_ns;
-	st->complain.period_ns = 60 * INT64_C(1000000000);
-	if (!(st->dir = strdup(dir)) || !(st->buf = malloc(pw_detector_state_size(dt->detector))))
+	if (!(st->dir = strdup(dir)))
 		return -ENOMEM;
 	load_state(dt);
 	return 0;
 }
 
+/* Snapshot the baselines and hand them to the disk writer: the save itself never waits here. */
 static void save_state(struct pw_detector_thread *dt, int64_t now_ns, bool final)
 {
-	struct persistence *st = &dt->state;
-	char err[PATH_MAX + 128];
-	uint64_t suppressed = 0;
-	int len = pw_detector_state_save(dt->detector, st->buf, pw_detector_state_size(dt->detector));
+	void *buf = pw_disk_writer_state_buffer(dt->writer);
 
-	st->last_save_ns = now_ns;
-	if (len >= 0 && pw_state_write(st->dir, st->buf, (size_t)len, err, sizeof(err)) == 0) {
-		pw_log(atomic_load(&st->failing) ? LOG_NOTICE : LOG_DEBUG, "baselines saved to %s/%s",
-		       st->dir, PW_STATE_FILE);
-		atomic_store(&st->failing, false);
-		return;
-	}
-	atomic_fetch_add(&st->errors, 1);
-	atomic_store(&st->failing, true);
-	if (len < 0)
-		snprintf(err, sizeof(err), "cannot encode the baselines: %s", strerror(-len));
-	if (final || pw_ratelimit_allow(&st->complain, now_ns, &suppressed))
-		pw_log(LOG_WARNING,
-		       "state file: %s; baselines not saved, the previous file stays (%" PRIu64
-		       " failed saves not logged)",
-		       err, suppressed);
+	dt->state.last_save_ns = now_ns;
+	pw_disk_writer_save(dt->writer,
+	                    pw_detector_state_save(dt->detector, buf, pw_detector_state_size(dt->detector)),
+	                    now_ns, final);
 }
 
 /* After each sample: save when the period is up. */
@@ -358,7 +341,7 @@ static void catch_up(struct pw_detector_thread *dt)
 			dt->view.samples_missed++; /* overwritten before we got to it */
 			continue;
 		}
-		pw_recorder_write(dt->recorder, dt->sample);
+		pw_disk_writer_record(dt->writer, dt->sample); /* queued: never waits on the disk */
 		size_t n = pw_detector_observe(dt->detector, dt->sample, dt->events, EVENTS_CAP);
 		probe(dt, n);
 		pw_transitions_record(dt->transitions, dt->events, n < EVENTS_CAP ? n : EVENTS_CAP);
@@ -391,7 +374,7 @@ static void *thread_main(void *arg)
 	}
 	/* The sampler has stopped: judge (and record) what it left, then save what was learned. Not before
 	 * the first sample: that would replace a good file with one that has forgotten its warmup. */
-	if (dt->state.dir || dt->recorder) {
+	if (dt->writer) {
 		catch_up(dt);
 		if (dt->state.dir && dt->state.last_save_ns)
 			save_state(dt, dt->state.last_save_ns, true);
@@ -401,14 +384,7 @@ static void *thread_main(void *arg)
 
 void pw_detector_thread_files(const struct pw_detector_thread *dt, struct pw_files_stats *ret)
 {
-	struct pw_file_stats *b = &ret->file[PW_FILE_BASELINES];
-
-	*b = (struct pw_file_stats){.configured = dt->state.dir != NULL};
-	if (b->configured) {
-		b->errors = atomic_load(&((struct pw_detector_thread *)dt)->state.errors);
-		b->failing = atomic_load(&((struct pw_detector_thread *)dt)->state.failing);
-	}
-	pw_recorder_stats(dt->recorder, &ret->file[PW_FILE_RECORDING]);
+	pw_disk_writer_files(dt->writer, pw_mono_ns(), ret);
 }
 
 void pw_detector_thread_record(struct pw_detector_thread *dt, struct pw_recorder *recorder)
@@ -423,9 +399,27 @@ void pw_detector_thread_set_notifier(struct pw_detector_thread *dt, struct pw_no
 
 int pw_detector_thread_start(struct pw_detector_thread *dt)
 {
-	int r = pthread_create(&dt->thread, NULL, thread_main, dt);
-	if (r != 0)
+	int r;
+
+	if (dt->state.dir || dt->recorder) {
+		dt->writer =
+		        pw_disk_writer_new(dt->recorder, dt->state.dir, pw_detector_state_size(dt->detector),
+		                           PW_DISK_WRITER_QUEUE_BYTES);
+		if (!dt->writer) {
+			pw_log(LOG_ERR, "cannot set up the disk writer: out of memory");
+			return -ENOMEM;
+		}
+		dt->recorder = NULL; /* the writer's now */
+		if ((r = pw_disk_writer_start(dt->writer)) < 0) {
+			pw_log(LOG_ERR, "cannot start the disk writer: %s", strerror(-r));
+			return r; /* the writer is stopped (started for that) and freed with the thread */
+		}
+	}
+	if ((r = pthread_create(&dt->thread, NULL, thread_main, dt)) != 0) {
+		pw_disk_writer_stop(dt->writer, PW_DISK_WRITER_STOP_WAIT_NS);
+		dt->writer = NULL;
 		return -r;
+	}
 	pthread_setname_np(dt->thread, "pw-detector"); /* for top -H and perf; failure is harmless */
 	dt->running = true;
 	return 0;
@@ -442,6 +436,10 @@ void pw_detector_thread_stop(struct pw_detector_thread *dt)
 		pw_log(LOG_WARNING, "cannot wake the detector thread: %s", strerror(errno));
 	pthread_join(dt->thread, NULL);
 	dt->running = false;
+	/* What the thread queued last (its final catch-up and baselines) reaches the disk, within a
+	 * bound: a disk that hangs must not hang the stop. */
+	pw_disk_writer_stop(dt->writer, PW_DISK_WRITER_STOP_WAIT_NS);
+	dt->writer = NULL;
 }
 
 void pw_detector_thread_free(struct pw_detector_thread *dt)
@@ -455,8 +453,9 @@ void pw_detector_thread_free(struct pw_detector_thread *dt)
 	pw_probes_free(dt->probes);
 	pw_ring_free(dt->views);
 	pw_transitions_free(dt->transitions);
+	pw_disk_writer_stop(dt->writer, PW_DISK_WRITER_STOP_WAIT_NS); /* the thread never ran */
+	pw_recorder_free(dt->recorder);                               /* never handed to a writer */
 	free(dt->state.dir);
-	free(dt->state.buf);
 	free(dt->sample);
 	pthread_mutex_destroy(&dt->reload.lock);
 	free(dt);

@@ -13,15 +13,16 @@ struct pw_detector_thread;
 /* Create the detector for the sampler's samples and hook it to the sampler's notifications. Call
  * before pw_sampler_start. With a state_dir (NULL or "": none), the baselines saved there are
  * loaded now (a missing, unreadable, corrupt or foreign file is logged and ignored: the detector
- * relearns), saved every save_every_ns of sample time from the detector's thread, and at stop.
+ * relearns), saved every save_every_ns of sample time and at stop: snapshots taken on the detector's
+ * thread, written by the disk writer's (disk_writer.h).
  * Returns NULL with a reason in err. */
 struct pw_detector_thread *pw_detector_thread_new(struct pw_sampler *sampler,
                                                   const struct pw_detector_config *config,
                                                   const char *state_dir, int64_t save_every_ns, char *err,
                                                   size_t err_size);
 
-/* Append every judged sample to recorder (the caller's; free it after pw_detector_thread_stop). Call before
- * pw_detector_thread_start. */
+/* Append every judged sample to recorder, taken over (the disk writer writes and closes it; freed
+ * with the detector thread). Call before pw_detector_thread_start. */
 struct pw_recorder;
 void pw_detector_thread_record(struct pw_detector_thread *detector_thread, struct pw_recorder *recorder);
 /* Look up evidence the samples lack (lib/probes.h) under these roots while alerts are active, on
@@ -42,7 +43,8 @@ void pw_detector_thread_set_notifier(struct pw_detector_thread *detector_thread,
 int pw_detector_thread_start(struct pw_detector_thread *detector_thread);
 
 /* Stop and join; idempotent. With a state dir or a recorder, the thread judges (and records) what
- * is left in the ring and saves the baselines before it ends: stop the sampler first. */
+ * is left in the ring and saves the baselines before it ends: stop the sampler first. Then the disk
+ * writer writes what is queued, waiting at most PW_DISK_WRITER_STOP_WAIT_NS for a disk that hangs. */
 void pw_detector_thread_stop(struct pw_detector_thread *detector_thread);
 void pw_detector_thread_free(struct pw_detector_thread *detector_thread);
 
@@ -52,8 +54,9 @@ void pw_detector_thread_free(struct pw_detector_thread *detector_thread);
 void pw_detector_thread_reconfigure(struct pw_detector_thread *detector_thread,
                                     const struct pw_detector_config *config);
 
-/* Any thread: how the baselines file and the recording fare (write errors, failing now) into
- * ret->file[PW_FILE_BASELINES] and [PW_FILE_RECORDING]; the other entries are left alone. */
+/* Any thread: how the baselines file and the recording fare (write errors, failing now, dropped,
+ * blocked now) into ret->file[PW_FILE_BASELINES] and [PW_FILE_RECORDING]; the other entries are
+ * left alone. */
 void pw_detector_thread_files(const struct pw_detector_thread *detector_thread, struct pw_files_stats *ret);
 
 /* Any thread: the newest published view into ret. False before the first sample was judged. */

@@ -59,9 +59,8 @@ static void block_signals(sigset_t *set)
 struct parts {
 	struct pw_collector *collector;
 	struct pw_sampler *sampler;
-	struct pw_detector_thread *detector_thread;
-	struct pw_recorder *recorder; /* --record, or NULL */
-	struct pw_notifier *notifier; /* NULL: no receivers */
+	struct pw_detector_thread *detector_thread; /* and its disk writer: baselines, --record */
+	struct pw_notifier *notifier;               /* NULL: no receivers */
 	struct pw_http *http;
 };
 
@@ -168,12 +167,13 @@ static int start_parts(const struct pw_options *opts, struct parts *p, char *err
 		return -1;
 	if (opts->record[0]) {
 		struct pw_rec_header hdr;
+		struct pw_recorder *recorder;
 		pw_rec_header_init(&hdr, pw_collector_cpu_cap(p->collector),
 		                   pw_collector_line_cap(p->collector), pw_collector_has_matrix(p->collector),
 		                   cc.user_hz, cc.page_size, opts->interval_ns);
-		if (!(p->recorder = pw_recorder_open(opts->record, &hdr, err, n)))
+		if (!(recorder = pw_recorder_open(opts->record, &hdr, err, n)))
 			return -1;
-		pw_detector_thread_record(p->detector_thread, p->recorder);
+		pw_detector_thread_record(p->detector_thread, recorder); /* its now */
 	}
 	if (pw_detector_thread_probe(p->detector_thread, opts->procfs, opts->sysfs, opts->interval_ns) < 0)
 		return snprintf(err, n, "cannot set up the alert probes: out of memory"), -1;
@@ -192,9 +192,10 @@ static void stop_parts(struct parts *p)
 	pw_http_stop(p->http);
 	if (p->sampler)
 		pw_sampler_stop(p->sampler); /* before the detector thread closes the eventfd it writes to */
-	pw_detector_thread_free(p->detector_thread); /* judges what is left, saves baselines, notifies */
-	pw_recorder_free(p->recorder);               /* after the detector thread: its thread writes to it */
-	pw_notifier_free(p->notifier);               /* aborts transfers, keeps the queue */
+	/* Judges what is left, notifies, and lets its disk writer write the queued records and the
+	 * baselines (bounded: a hanging disk is given up on after PW_DISK_WRITER_STOP_WAIT_NS). */
+	pw_detector_thread_free(p->detector_thread);
+	pw_notifier_free(p->notifier); /* aborts transfers, keeps the queue */
 	pw_sampler_free(p->sampler);
 	pw_collector_free(p->collector);
 }

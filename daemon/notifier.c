@@ -369,9 +369,13 @@ void pw_notifier_stats(struct pw_notifier *n, struct pw_notifier_snapshot *ret)
 
 void pw_notifier_file_stats(struct pw_notifier *n, struct pw_file_stats *ret)
 {
+	int64_t since = atomic_load(&n->save_since), now = pw_mono_ns();
+
 	pthread_mutex_lock(&n->lock);
 	*ret = n->file_published;
 	pthread_mutex_unlock(&n->lock);
+	ret->blocked_ns = since && now > since ? now - since : 0;
+	ret->stuck = ret->blocked_ns >= PW_FILE_STUCK_NS;
 }
 
 void pw_notifier_stop(struct pw_notifier *n)

@@ -54,7 +54,8 @@ struct pw_notifier_snapshot {
 /* Any thread: a copy of the delivery counters into ret (its view set to point into ret). */
 void pw_notifier_stats(struct pw_notifier *notifier, struct pw_notifier_snapshot *ret);
 
-/* Any thread: how saving the queue to the state dir fares (not configured without a state dir). */
+/* Any thread: how saving the queue to the state dir fares (not configured without a state dir),
+ * with how long a save in progress has waited for the disk. */
 void pw_notifier_file_stats(struct pw_notifier *notifier, struct pw_file_stats *ret);
 
 /* Stop within a moment: transfers in flight are aborted (their notifications stay queued), the

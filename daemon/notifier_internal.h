@@ -56,6 +56,7 @@ struct pw_notifier {
 	struct pw_receivers *pending; /* a reconfigure not applied yet */
 	struct pw_notifier_snapshot published;
 	struct pw_file_stats file_published; /* the queue file's saves */
+	atomic_int_fast64_t save_since;      /* monotonic start of the save in progress; 0: none */
 	atomic_bool stop;
 	CURLM *multi; /* curl_multi_wakeup is the one call other threads make on it */
 

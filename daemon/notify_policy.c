@@ -169,8 +169,13 @@ void pw_nf_save(struct pw_notifier *n, int64_t now)
 	else if ((len = strlen(text)) > pw_nq_file_max(n->queue_cap)) /* never: the queue holds queue_cap */
 		snprintf(err, sizeof(err), "%zu bytes, over the %zu its reader takes", len,
 		         pw_nq_file_max(n->queue_cap));
-	else if (pw_state_write_file(n->state_dir, PW_NOTIFY_QUEUE_FILE, text, len, err, sizeof(err)) == 0)
-		n->dirty = false, n->saves++;
+	else {
+		/* A disk that hangs stops this thread here (deliveries too): /status shows it stuck. */
+		atomic_store(&n->save_since, pw_mono_ns());
+		if (pw_state_write_file(n->state_dir, PW_NOTIFY_QUEUE_FILE, text, len, err, sizeof(err)) == 0)
+			n->dirty = false, n->saves++;
+		atomic_store(&n->save_since, 0);
+	}
 	free(text);
 	if (!n->dirty) {
 		if (n->save_failing)

@@ -1,8 +1,9 @@
-/* recorder.c — the flight recorder's file: header once, then one write per sample. A write that
+/* recorder.c — the flight recorder's file: header once, then one write per record. A write that
  * fails (disk full, EIO) is undone with ftruncate so the file never holds half a record in its
- * middle, and the next record is a keyframe that needs nothing before it. A file removed or moved
- * away while open is noticed within a second and a new one started at the path, so samples do not
- * go on into a file nobody can see (which, on a full disk, holds its space until we exit). */
+ * middle, and nothing more is written until a keyframe, which needs nothing before it. A file
+ * removed or moved away while open is noticed within a second and a new one started at the path,
+ * so samples do not go on into a file nobody can see (which, on a full disk, holds its space until
+ * we exit). */
 #include "recorder.h"
 
 #include "log.h"
@@ -27,15 +28,16 @@
 struct pw_recorder {
 	char *path;
 	struct pw_rec_header hdr;
-	struct pw_rec_encoder *enc;
 	int fd;                   /* -1: not open */
 	off_t good_end;           /* end of the last record that reached the file; 0: no header yet */
 	bool failing;             /* the last write failed */
 	bool complained_at_start; /* the open at start failed and said so */
-	int64_t retry_ns; /* sample time of the next open attempt; -1: a second after the first sample */
-	int64_t check_ns; /* sample time of the next check that the path still names the open file */
-	uint64_t written; /* samples recorded by this run */
-	uint64_t lost;    /* samples not recorded */
+	bool closed;              /* pw_recorder_close was called */
+	int64_t retry_ns;  /* sample time of the next open attempt; -1: a second after the first sample */
+	int64_t check_ns;  /* sample time of the next check that the path still names the open file */
+	uint64_t last_seq; /* the record the file ends with; 0: the next one written must be a keyframe */
+	uint64_t written;  /* samples recorded by this run */
+	uint64_t lost;     /* samples not recorded */
 	struct pw_ratelimit complain;
 	/* For /metrics (pw_recorder_stats, any thread): copies of lost and of "not writing now". */
 	atomic_uint_fast64_t lost_shared;
@@ -142,7 +144,7 @@ static int open_file(struct pw_recorder *rec, char *err, size_t n, bool *ret_ref
 		return r;
 	}
 	rec->fd = fd;
-	pw_rec_encoder_resync(rec->enc, !rec->written);
+	rec->last_seq = 0; /* a new file starts with a keyframe */
 	return 0;
 }
 
@@ -159,7 +161,7 @@ struct pw_recorder *pw_recorder_open(const char *path, const struct pw_rec_heade
 		free(rec);
 		return NULL;
 	}
-	if (!rec || !(rec->path = strdup(path)) || !(rec->enc = pw_rec_encoder_new(hdr))) {
+	if (!rec || !(rec->path = strdup(path))) {
 		snprintf(err, err_size, "record %s: out of memory", path);
 		pw_recorder_free(rec);
 		return NULL;
@@ -245,7 +247,7 @@ static void write_failed(struct pw_recorder *rec, int err, int64_t now_ns)
 		rec->fd = -1;
 		rec->retry_ns = now_ns + RETRY_NS;
 	}
-	pw_rec_encoder_resync(rec->enc, !rec->written);
+	rec->last_seq = 0;
 	rec->lost++;
 	rec->failing = true;
 	atomic_store(&rec->lost_shared, rec->lost);
@@ -275,44 +277,62 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-void pw_recorder_write(struct pw_recorder *rec, const struct pw_sample *s)
+/* Not written: counted as a sample not recorded. */
+static void lose(struct pw_recorder *rec)
+{
+	rec->lost++;
+	atomic_store(&rec->lost_shared, rec->lost);
+}
+
+bool pw_recorder_append(struct pw_recorder *rec, void *record, size_t len, uint64_t seq, int64_t now_ns)
 {
 	unsigned char head[PW_REC_HEADER_SIZE];
-	const void *buf;
-	size_t len;
-	int r;
+	uint32_t flags = pw_rec_frame_flags(record);
+	int r = 0;
 
-	if (!rec)
-		return;
 	if (rec->fd >= 0)
-		check_path(rec, s->mono_ns);
-	if (rec->fd < 0 && !reopen(rec, s->mono_ns)) {
-		rec->lost++;
-		atomic_store(&rec->lost_shared, rec->lost);
+		check_path(rec, now_ns);
+	if (rec->fd < 0 && !reopen(rec, now_ns)) {
+		lose(rec);
 		atomic_store(&rec->failing_shared, true);
-		return;
+		return true;
 	}
-	if ((r = pw_rec_encode(rec->enc, s, &buf, &len)) < 0) {
-		write_failed(rec, -r, s->mono_ns);
-		return;
+	/* A delta decodes only against the record before it in the file: after a gap (dropped, failed,
+	 * new file) wait for a keyframe. */
+	if (!(flags & PW_REC_KEYFRAME) && (rec->last_seq == 0 || seq != rec->last_seq + 1)) {
+		lose(rec);
+		rec->last_seq = 0;
+		return true;
 	}
+	/* This run's first record written starts its segment (replay starts a fresh detector there,
+	 * as the daemon did), and no other: whichever record that turns out to be. */
+	uint32_t want = rec->written ? flags & ~(uint32_t)PW_REC_SEGMENT : flags | PW_REC_SEGMENT;
+	if (want != flags)
+		pw_rec_frame_set_flags(record, want);
 	if (rec->good_end == 0) {
 		pw_rec_header_encode(&rec->hdr, head);
 		r = write_all(rec->fd, head, sizeof(head));
 	}
 	if (r == 0)
-		r = write_all(rec->fd, buf, len);
+		r = write_all(rec->fd, record, len);
 	if (r < 0) {
-		write_failed(rec, -r, s->mono_ns);
-		return;
+		write_failed(rec, -r, now_ns);
+		return true;
 	}
 	rec->good_end = rec->good_end ? rec->good_end + (off_t)len : (off_t)(sizeof(head) + len);
+	rec->last_seq = seq;
 	rec->written++;
 	if (rec->failing)
 		pw_log(LOG_NOTICE, "record %s: writing again (%" PRIu64 " samples were not recorded)",
 		       rec->path, rec->lost);
 	rec->failing = false;
 	atomic_store(&rec->failing_shared, false);
+	return false;
+}
+
+const struct pw_rec_header *pw_recorder_header(const struct pw_recorder *rec)
+{
+	return &rec->hdr;
 }
 
 void pw_recorder_stats(const struct pw_recorder *rec, struct pw_file_stats *ret)
@@ -324,17 +344,30 @@ void pw_recorder_stats(const struct pw_recorder *rec, struct pw_file_stats *ret)
 	ret->failing = atomic_load(&((struct pw_recorder *)rec)->failing_shared);
 }
 
-void pw_recorder_free(struct pw_recorder *rec)
+const char *pw_recorder_path(const struct pw_recorder *rec)
 {
-	if (!rec)
+	return rec->path;
+}
+
+void pw_recorder_close(struct pw_recorder *rec)
+{
+	if (!rec || rec->closed || !rec->path)
 		return;
+	rec->closed = true;
 	pw_log(rec->lost ? LOG_WARNING : LOG_INFO, "record %s: %" PRIu64 " samples recorded, %" PRIu64 " not",
 	       rec->path, rec->written, rec->lost);
 	if (rec->fd >= 0) {
 		fdatasync(rec->fd); /* once, at the end: a crash before it costs at most the tail */
 		close(rec->fd);
+		rec->fd = -1;
 	}
-	pw_rec_encoder_free(rec->enc);
+}
+
+void pw_recorder_free(struct pw_recorder *rec)
+{
+	if (!rec)
+		return;
+	pw_recorder_close(rec);
 	free(rec->path);
 	free(rec);
 }

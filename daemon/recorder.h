@@ -1,8 +1,8 @@
-/* recorder.h — the flight recorder's writer: appends every sample the detector thread judges to a
- * recording (lib/recording.h). Blocking file I/O, so it runs on the detector's thread, never the
- * sampler's. A failed write is logged at most once a minute and retried with the next sample; a
- * file that cannot be opened, or was removed, is tried again every second; sampling and detection
- * go on. */
+/* recorder.h — the flight recorder's file: appends the records the detector thread encoded (lib/
+ * recording.h) to a recording. Blocking file I/O, so it runs on the disk writer's thread
+ * (disk_writer.h), never the sampler's or the detector's. A failed write is logged at most once a
+ * minute and retried with the next record; a file that cannot be opened, or was removed, is tried
+ * again every second; sampling and detection go on. */
 #ifndef PW_RECORDER_H
 #define PW_RECORDER_H
 
@@ -21,14 +21,28 @@ struct pw_recorder;
 struct pw_recorder *pw_recorder_open(const char *path, const struct pw_rec_header *hdr, char *err,
                                      size_t err_size);
 
-/* Append s (the detector thread, samples in order). NULL recorder: does nothing. */
-void pw_recorder_write(struct pw_recorder *rec, const struct pw_sample *s);
+/* Append record (len bytes, as pw_rec_encode made it; its frame's PW_REC_SEGMENT flag is set or
+ * cleared here) of the sample taken at now_ns; seq numbers the encoder's records (1, 2, ...), so
+ * a delta after a gap shows. A delta that does not follow the file's last record, or any record
+ * while the file cannot be opened or written, is not written and counted as not recorded. Returns
+ * true when the next record written must be a keyframe (ask the encoder for one). One thread only. */
+bool pw_recorder_append(struct pw_recorder *rec, void *record, size_t len, uint64_t seq, int64_t now_ns);
+
+/* The header this recording's records follow (the encoder's). */
+const struct pw_rec_header *pw_recorder_header(const struct pw_recorder *rec);
 
 /* Samples not recorded so far and whether recording fails now, for /metrics. Any thread; NULL
  * recorder: not configured. */
 void pw_recorder_stats(const struct pw_recorder *rec, struct pw_file_stats *ret);
 
-/* Close (after the detector thread stopped). NULL: nothing. */
+/* The path it records to. */
+const char *pw_recorder_path(const struct pw_recorder *rec);
+
+/* Log what was recorded, fdatasync and close, on the thread that appends (it may block); once.
+ * NULL: nothing. */
+void pw_recorder_close(struct pw_recorder *rec);
+
+/* Close if not closed yet, and free. NULL: nothing. */
 void pw_recorder_free(struct pw_recorder *rec);
 
 #endif

@@ -11,6 +11,14 @@ static const struct pw_prom_family write_failing =
         PW_PROM_GAUGE("file_write_failing", "1 while the file's last write failed: disk full, read-only "
                                             "or directory removed (perfwatch).");
 
+static const struct pw_prom_family writes_dropped = PW_PROM_COUNTER(
+        "file_writes_dropped", "Writes of perfwatchd's own files given up because the writer thread was "
+                               "behind (a slow or hanging disk): records that did not fit its queue, "
+                               "baselines snapshots replaced by a newer one (perfwatch).");
+static const struct pw_prom_family write_blocked = PW_PROM_GAUGE_UNIT(
+        "file_write_blocked_seconds", "seconds",
+        "How long the write of the file in progress has been waiting; 0: none in progress (perfwatch).");
+
 static const char *const names[PW_FILE_COUNT] = {
         [PW_FILE_BASELINES] = "baselines",
         [PW_FILE_NOTIFICATIONS] = "notifications",
@@ -46,4 +54,16 @@ void pw_files_prom_render(struct pw_outbuf *out, bool om, const struct pw_files_
 	for (int f = 0; f < PW_FILE_COUNT; f++)
 		if (stats->file[f].configured)
 			series(out, &write_failing, f, stats->file[f].failing);
+	pw_prom_banner(out, om, &writes_dropped);
+	for (int f = 0; f < PW_FILE_COUNT; f++)
+		if (stats->file[f].configured)
+			series(out, &writes_dropped, f, stats->file[f].dropped);
+	pw_prom_banner(out, om, &write_blocked);
+	for (int f = 0; f < PW_FILE_COUNT; f++) {
+		if (!stats->file[f].configured)
+			continue;
+		pw_prom_sample_name(out, &write_blocked);
+		pw_outbuf_printf(out, "{file=\"%s\"} %.3f\n", names[f],
+		                 (double)stats->file[f].blocked_ns / 1e9);
+	}
 }

@@ -16,10 +16,21 @@ enum pw_own_file {
 	PW_FILE_COUNT
 };
 
+/* A write in progress this long is "stuck" for /status: a record is one write() and a save two
+ * fsyncs of a small file, milliseconds on a working disk and rarely a second on a busy one; past
+ * this, the disk hangs (fsfreeze, a dead NFS server, a failing device). */
+#define PW_FILE_STUCK_NS (2 * INT64_C(1000000000))
+
 struct pw_file_stats {
 	bool configured; /* the daemon writes this file at all; else no series */
 	bool failing;    /* the last write (or open) failed and none has succeeded since */
+	bool stuck;      /* blocked_ns >= PW_FILE_STUCK_NS */
 	uint64_t errors; /* saves that failed (baselines, notifications); samples not recorded */
+	/* Writes given up because the writer thread was behind: records that did not fit its queue,
+	 * baselines snapshots replaced by a newer one before they were written. */
+	uint64_t dropped;
+	int64_t blocked_ns; /* how long the write in progress has been waiting; 0: none in progress */
+	uint64_t waiting;   /* records queued for the writer (recording), for /status */
 };
 
 struct pw_files_stats {

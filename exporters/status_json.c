@@ -612,8 +612,48 @@ static json_t *detector_section(struct doc *d)
 	return obj;
 }
 
+/* The files perfwatchd writes, each with how its writes fare; "stuck" names those whose write in
+ * progress has waited PW_FILE_STUCK_NS or more (a hanging disk: detection goes on meanwhile). NULL
+ * when it writes none. */
+static json_t *files_section(struct doc *d)
+{
+	const struct pw_files_stats *fs = d->self ? d->self->files : NULL;
+	json_t *obj, *stuck;
+	bool any = false;
+
+	for (int f = 0; fs && f < PW_FILE_COUNT; f++)
+		any |= fs->file[f].configured;
+	if (!any)
+		return NULL;
+	obj = json_object();
+	stuck = json_array();
+	pw_json_set(&d->failed, obj, "stuck", stuck);
+	for (int f = 0; f < PW_FILE_COUNT; f++) {
+		const struct pw_file_stats *s = &fs->file[f];
+		const char *name = pw_own_file_str((enum pw_own_file)f);
+		json_t *o;
+
+		if (!s->configured)
+			continue;
+		o = json_object();
+		pw_json_set(&d->failed, o, "write_errors", json_integer((json_int_t)s->errors));
+		pw_json_set(&d->failed, o, "failing", json_boolean(s->failing));
+		pw_json_set(&d->failed, o, "dropped", json_integer((json_int_t)s->dropped));
+		if (f == PW_FILE_RECORDING)
+			pw_json_set(&d->failed, o, "waiting", json_integer((json_int_t)s->waiting));
+		pw_json_set(&d->failed, o, "blocked_seconds", pw_json_real((double)s->blocked_ns / 1e9, 1));
+		pw_json_set(&d->failed, o, "stuck", json_boolean(s->stuck));
+		pw_json_set(&d->failed, obj, name, o);
+		if (s->stuck && stuck)
+			pw_json_push(&d->failed, stuck, json_string(name));
+	}
+	return obj;
+}
+
 static void build(struct doc *d, json_t *root)
 {
+	json_t *files;
+
 	pw_json_set(&d->failed, root, "status", json_string("ok"));
 	pw_json_set(&d->failed, root, "version",
 	            d->self && d->self->version ? json_string(d->self->version) : json_null());
@@ -631,6 +671,8 @@ static void build(struct doc *d, json_t *root)
 	pw_json_set(&d->failed, root, "alerts", pw_alerts_json_array(detector(d)));
 	pw_json_set(&d->failed, root, "diagnosis", diagnosis(d));
 	pw_json_set(&d->failed, root, "detector", detector_section(d));
+	if ((files = files_section(d)))
+		pw_json_set(&d->failed, root, "files", files);
 }
 
 json_t *pw_status_document(const struct pw_sample *sample, const struct pw_status_self *self)

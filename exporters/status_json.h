@@ -5,6 +5,7 @@
 #define PW_STATUS_JSON_H
 
 #include "detector.h"
+#include "files_stats.h"
 #include "history.h"
 
 #include "sample.h"
@@ -19,12 +20,14 @@ struct pw_status_self {
 	uint32_t top_n;           /* how many interrupt lines / softirq types to list (e.g. 5) */
 	const struct pw_history_summary *recent; /* the last minute, or NULL */
 	const struct pw_detector_view *detector; /* the detector's snapshot, or NULL: detector off */
+	const struct pw_files_stats *files;      /* perfwatchd's own files, or NULL: "files" left out */
 };
 
 /* Render sample (may be NULL: sampler not ready yet) as pretty-printed JSON with a trailing
  * newline. Returns a malloc'd NUL-terminated string the caller frees, or NULL on allocation failure.
  * "alerts" lists self->detector's active alerts ([] without a detector), "diagnosis" says in one
- * short paragraph what they mean, "detector" is its state (null without one). Thread-safe. */
+ * short paragraph what they mean, "detector" is its state (null without one), "files" how the
+ * files perfwatchd writes fare (only when it writes any). Thread-safe. */
 char *pw_status_render(const struct pw_sample *sample, const struct pw_status_self *self);
 
 /* The same document appended to out (no intermediate string). Returns 0, or -1 on allocation

@@ -206,6 +206,31 @@ static void memory(struct pw_outbuf *o, json_t *root, const struct pw_detector_v
 	    num(root, "load.load15"));
 }
 
+/* Only when perfwatchd writes files: each one's state, a stuck write first of all. */
+static void files(struct pw_outbuf *o, json_t *root)
+{
+	json_t *files = json_object_get(root, "files"), *f;
+	const char *name, *sep = "";
+
+	if (!json_is_object(files))
+		return;
+	out(o, "%-*s", LABEL, "FILES");
+	json_object_foreach(files, name, f)
+	{
+		if (!json_is_object(f))
+			continue;
+		out(o, "%s%s ", sep, name);
+		if (json_is_true(json_object_get(f, "stuck")))
+			out(o, "STUCK: a write waiting %.1f s (the disk hangs?)", num(f, "blocked_seconds"));
+		else
+			out(o, "%s", json_is_true(json_object_get(f, "failing")) ? "failing" : "ok");
+		if (num(f, "dropped") > 0)
+			out(o, ", %.0f writes dropped", num(f, "dropped"));
+		sep = "; ";
+	}
+	out(o, "\n");
+}
+
 int pw_status_render_text(struct pw_outbuf *o, const struct pw_sample *sample,
                           const struct pw_status_self *self)
 {
@@ -229,6 +254,7 @@ int pw_status_render_text(struct pw_outbuf *o, const struct pw_sample *sample,
 		    str(json_object_get(root, "detector"), "handler_time")[0]
 		            ? str(json_object_get(root, "detector"), "handler_time")
 		            : "unknown");
+		files(o, root);
 	}
 	json_decref(root);
 	return 0;

@@ -210,6 +210,17 @@ ssize_t pw_rec_frame_length(const struct pw_rec_header *hdr, const void *buf, si
 	return PW_REC_FRAME_SIZE + (ssize_t)payload;
 }
 
+uint32_t pw_rec_frame_flags(const void *frame)
+{
+	return get32(frame, F_FLAGS);
+}
+
+void pw_rec_frame_set_flags(void *frame, uint32_t flags)
+{
+	put32(frame, F_FLAGS, flags);
+	put32(frame, F_CRC, crc(frame, F_CRC));
+}
+
 /* ---- encoder --------------------------------------------------------------------------------- */
 
 struct pw_rec_encoder {

@@ -92,6 +92,14 @@ int pw_rec_encode(struct pw_rec_encoder *enc, const struct pw_sample *s, const v
  * when segment is true, i.e. nothing of this run was written yet). */
 void pw_rec_encoder_resync(struct pw_rec_encoder *enc, bool segment);
 
+/* The flags of the record whose PW_REC_FRAME_SIZE-byte frame starts at frame (a record
+ * pw_rec_encode made). */
+uint32_t pw_rec_frame_flags(const void *frame);
+
+/* Replace those flags and the frame's checksum with them; the payload is untouched. A writer that
+ * takes records encoded elsewhere decides itself which one starts its segment (PW_REC_SEGMENT). */
+void pw_rec_frame_set_flags(void *frame, uint32_t flags);
+
 /* ---- reading ---- */
 
 struct pw_rec_decoder;

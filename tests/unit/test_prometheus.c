@@ -626,11 +626,14 @@ END_TEST
 /* The own-files families: series only for the configured files, failing as 0/1, both formats. */
 START_TEST(test_files_stats)
 {
-	struct pw_files_stats files = {
-	        .file = {
-	                [PW_FILE_BASELINES] = {.configured = true, .errors = 4},
-	                [PW_FILE_RECORDING] = {.configured = true, .failing = true, .errors = 17},
-	        }};
+	struct pw_files_stats files = {.file = {
+	                                       [PW_FILE_BASELINES] = {.configured = true, .errors = 4},
+	                                       [PW_FILE_RECORDING] = {.configured = true,
+	                                                              .failing = true,
+	                                                              .errors = 17,
+	                                                              .dropped = 5,
+	                                                              .blocked_ns = 3250000000},
+	                               }};
 	struct pw_prom_self self = {.version = "1", .files = &files};
 	struct pw_files_stats none = {0};
 	char *text = render_self_only(&self, PW_PROM_TEXT);
@@ -642,9 +645,17 @@ START_TEST(test_files_stats)
 	ck_assert_ptr_nonnull(strstr(text, "# TYPE perfwatch_file_write_failing gauge\n"
 	                                   "perfwatch_file_write_failing{file=\"baselines\"} 0\n"
 	                                   "perfwatch_file_write_failing{file=\"recording\"} 1\n"));
+	ck_assert_ptr_nonnull(strstr(text, "# TYPE perfwatch_file_writes_dropped_total counter\n"
+	                                   "perfwatch_file_writes_dropped_total{file=\"baselines\"} 0\n"
+	                                   "perfwatch_file_writes_dropped_total{file=\"recording\"} 5\n"));
+	ck_assert_ptr_nonnull(strstr(text,
+	                             "# TYPE perfwatch_file_write_blocked_seconds gauge\n"
+	                             "perfwatch_file_write_blocked_seconds{file=\"baselines\"} 0.000\n"
+	                             "perfwatch_file_write_blocked_seconds{file=\"recording\"} 3.250\n"));
 	ck_assert_ptr_null(strstr(text, "notifications"));
 	free(text);
 	text = render_self_only(&self, PW_PROM_OPENMETRICS);
+	ck_assert_ptr_nonnull(strstr(text, "# UNIT perfwatch_file_write_blocked_seconds seconds\n"));
 	ck_assert_ptr_nonnull(strstr(text, "# TYPE perfwatch_file_write_errors counter\n"));
 	ck_assert_ptr_nonnull(strstr(text, "perfwatch_file_write_errors_total{file=\"recording\"} 17\n"));
 	free(text);

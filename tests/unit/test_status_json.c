@@ -552,6 +552,47 @@ START_TEST(test_text)
 }
 END_TEST
 
+/* perfwatchd's own files: left out when it writes none; each one written with how it fares, a
+ * write waiting past PW_FILE_STUCK_NS named under "stuck" and in the text as STUCK. */
+START_TEST(test_files)
+{
+	struct pw_files_stats files = {.file = {
+	                                       [PW_FILE_BASELINES] = {.configured = true, .dropped = 12},
+	                                       [PW_FILE_RECORDING] = {.configured = true,
+	                                                              .stuck = true,
+	                                                              .blocked_ns = 3040000000,
+	                                                              .waiting = 61},
+	                               }};
+	struct pw_files_stats none = {0};
+	struct pw_sample *s = make_sample();
+	struct pw_status_self self = test_self;
+	struct pw_outbuf o;
+	json_t *root;
+
+	self.files = &none;
+	root = render_parsed(s, &self, NULL);
+	ck_assert_ptr_null(json_object_get(root, "files"));
+	json_decref(root);
+	self.files = &files;
+	root = render_parsed(s, &self, NULL);
+	ck_assert_int_eq(json_array_size(pw_json_at(root, "files.stuck")), 1);
+	pw_assert_json_string(root, "files.stuck.0", "recording");
+	pw_assert_json_number(root, "files.recording.blocked_seconds", 3.0);
+	pw_assert_json_number(root, "files.recording.waiting", 61);
+	ck_assert(json_is_true(pw_json_at(root, "files.recording.stuck")));
+	pw_assert_json_number(root, "files.baselines.dropped", 12);
+	ck_assert(json_is_false(pw_json_at(root, "files.baselines.stuck")));
+	ck_assert_ptr_null(json_object_get(pw_json_at(root, "files"), "notifications"));
+	json_decref(root);
+	render_text_lines(&o, s, &self);
+	ck_assert_msg(strstr(o.data, "\nFILES      baselines ok, 12 writes dropped; recording STUCK: a write "
+	                             "waiting 3.0 s"),
+	              "%s", o.data);
+	pw_outbuf_done(&o);
+	free(s);
+}
+END_TEST
+
 /* One pending critical alert listed before one firing warning: the list keeps rule order, the
  * diagnosis puts the firing one first. */
 START_TEST(test_detector_alerts)
@@ -652,6 +693,7 @@ static Suite *status_json_suite(void)
 	tcase_add_test(core, test_detector_alerts);
 	tcase_add_test(core, test_detector_deviations);
 	tcase_add_test(core, test_text);
+	tcase_add_test(core, test_files);
 	tcase_add_test(malformed, test_hostile_values);
 	tcase_add_test(malformed, test_detector_long_diagnosis);
 	suite_add_tcase(s, core);
