@@ -162,7 +162,8 @@ static bool list_processes(struct pw_probes *p, struct pw_proc_scan *scan, struc
 	}
 	closedir(dir);
 	/* The next scan looks processes up in this one. */
-	qsort(scan->cur, scan->ncur, sizeof(*scan->cur), by_pid);
+	if (scan->ncur > 1) /* qsort(NULL, 0) is undefined: a tree with no processes has no table yet */
+		qsort(scan->cur, scan->ncur, sizeof(*scan->cur), by_pid);
 	return true;
 }
 
