@@ -29,7 +29,7 @@ static int by_pid(const void *a, const void *b)
 static const struct pw_proc_entry *find(const struct pw_proc_entry *arr, uint32_t n, int32_t pid)
 {
 	struct pw_proc_entry key = {.pid = pid};
-	return bsearch(&key, arr, n, sizeof(*arr), by_pid);
+	return n ? bsearch(&key, arr, n, sizeof(*arr), by_pid) : NULL; /* arr may be NULL when empty */
 }
 
 static bool is_pid(const char *name)
