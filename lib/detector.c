@@ -292,6 +292,7 @@ static void learn_one(const struct pw_detector *d, struct pw_baseline *b, double
 
 /* How long the events before an excursion are remembered: a few seconds of a steady load. */
 #define BEFORE_HALF_LIFE_S 5.0
+#define QUIET_SPELL_SAMPLES 3
 
 static void learn_cpus(struct pw_detector *d, const struct pw_sample *s, double dt)
 {
@@ -310,6 +311,10 @@ static void learn_cpus(struct pw_detector *d, const struct pw_sample *s, double 
 		        pw_baseline_score(&d->cpu_irq[id], c->share[PW_MODE_IRQ] + c->share[PW_MODE_SOFTIRQ],
 		                          PW_SHARE_SPREAD_FLOOR) >= rc->sigmas;
 	}
+	d->quiet_samples = excursion ? 0 : d->quiet_samples + 1;
+	/* The last rate before an excursion only from a quiet spell: one calm sample inside an
+	 * incident (tick noise) must not make the incident's rate "what was there before". */
+	bool quiet_spell = d->quiet_samples >= QUIET_SPELL_SAMPLES;
 	for (uint32_t id = 0; id < s->cpu_cap && id < d->cpu_cap; id++) {
 		const struct pw_cpu_sample *c = &cpus[id];
 		if (!(c->derived_valid & PW_DERIVED_SHARES))
@@ -318,7 +323,8 @@ static void learn_cpus(struct pw_detector *d, const struct pw_sample *s, double 
 		for (int k = 0; k < PW_CPU_EVENT_KINDS && !excursion; k++) {
 			double rate = pw_cpu_event_rate(c, k);
 			pw_baseline_update(pw_cpu_event_before(d, id, k), rate, dt, BEFORE_HALF_LIFE_S);
-			*pw_cpu_event_last(d, id, k) = isfinite(rate) ? rate : 0;
+			if (quiet_spell)
+				*pw_cpu_event_last(d, id, k) = isfinite(rate) ? rate : 0;
 		}
 		if (!irq_frozen) {
 			learn_one(d, &d->cpu_irq[id], irq, dt, PW_SHARE_SPREAD_FLOOR);

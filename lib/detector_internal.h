@@ -66,6 +66,7 @@ struct pw_detector {
 	int64_t psi_mono_ns;                 /* and when; 0: none yet */
 	uint32_t psi_seen;                   /* bit r: psi_total_us[r] holds a reading */
 	uint32_t ndeviations;
+	uint32_t quiet_samples; /* consecutive samples with no CPU in a handler-time excursion */
 	struct pw_deviation deviations[PW_DEVIATIONS_MAX];
 	enum pw_irq_accounting irq_accounting; /* of the newest sample */
 	int64_t first_mono_ns, last_mono_ns, last_real_ns;
