@@ -174,8 +174,11 @@ static struct io_verdict io_judge(const struct pw_detector *d, const struct pw_n
 
 	if (!pw_detector_warm(d))
 		return v;
+	/* The same growth as PSI's: a host whose disk work keeps CPUs in iowait a fifth of the time is
+	 * not stalled at a quarter (a live direct-I/O workload on a disk whose speed wanders). */
 	v.iowait = pw_rule_high(d, &d->host[PW_SIG_IOWAIT], now->host[PW_SIG_IOWAIT], rc->threshold,
-	                        rc->sigmas, PW_SHARE_SPREAD_FLOOR);
+	                        rc->sigmas, PW_SHARE_SPREAD_FLOOR) &&
+	           now->host[PW_SIG_IOWAIT] >= PSI_STALL_GROWTH * d->host[PW_SIG_IOWAIT].mean;
 	v.psi = psi_high(d, now, PW_SIG_PSI_IO, PSI_IO_THRESHOLD, rc->sigmas);
 	return v;
 }

@@ -2038,6 +2038,21 @@ START_TEST(test_trap_block_completions_during_io)
 }
 END_TEST
 
+/* Direct I/O through the warmup keeps the CPUs in iowait a fifth of the time; the disk's speed
+ * wanders and it reads 26%: far in spreads from a steady baseline, but not a stall (live case i). */
+START_TEST(test_trap_iowait_a_bit_above_its_usual_level)
+{
+	struct host *h = host_new(2);
+
+	two_cpus_at_rest(h);
+	set_all(h, (struct mix){.user = 0.01, .sys = 0.2, .iowait = 0.2, .softirq = 0.02});
+	learn(h);
+	set_all(h, (struct mix){.user = 0.01, .sys = 0.2, .iowait = 0.26, .softirq = 0.02});
+	run(h, 60);
+	host_free(h);
+}
+END_TEST
+
 /* A disk stalls under a niced batch job that keeps every CPU busy: iowait stays at 0 (it counts
  * only idle CPUs), PSI io says tasks waited 80% of the time. */
 START_TEST(test_iowait_high_from_psi_on_busy_cpus)
@@ -2393,6 +2408,7 @@ static Suite *detector_suite(void)
 	tcase_add_test(rules, test_system_time_storm_beside_user_load);
 	tcase_add_test(rules, test_interrupt_time_cost_rise_same_rate);
 	tcase_add_test(rules, test_interrupt_time_cost_rise_soon_after_traffic_began);
+	tcase_add_test(rules, test_trap_iowait_a_bit_above_its_usual_level);
 	tcase_add_test(rules, test_interrupt_time_traffic_over_half_a_cpu);
 	tcase_add_test(rules, test_iowait_high_from_psi_on_busy_cpus);
 	tcase_add_test(rules, test_memory_pressure_without_swap);
