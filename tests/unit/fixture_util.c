@@ -260,3 +260,18 @@ int pw_run_suite(Suite *suite)
 	srunner_free(runner);
 	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
+
+void pw_test_sample_second(struct pw_sample *s, int t)
+{
+	const int64_t sec = INT64_C(1000000000);
+
+	s->seq = (uint64_t)t + 1;
+	s->mono_ns = 5000 * sec + t * sec;
+	s->real_ns = INT64_C(1700000000) * sec + t * sec;
+	s->interval_ns = t ? sec : 0;
+	s->ncpu = s->cpu_cap;
+	s->nlines = s->line_cap - 1;
+	s->user_hz = 100;
+	s->page_size = 4096;
+	s->samples_taken = s->seq;
+}

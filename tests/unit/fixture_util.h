@@ -124,6 +124,10 @@ void pw_test_random_garbage(int (*parse)(const char *buf, size_t len), const cha
  * matrix, the per-CPU interrupt matrix; all fields zero. Never NULL (aborts the test); free() it. */
 struct pw_sample *pw_test_sample_new(uint32_t cpu_cap, uint32_t line_cap, bool matrix);
 
+/* The header of the t-th sample of a 1 s run (t = 0 first): sequence, clocks, interval, every CPU
+ * and all but one line present, user_hz 100, 4 KiB pages. */
+void pw_test_sample_second(struct pw_sample *s, int t);
+
 /* Index of the interrupt line named irq among the lines of s; aborts the test if there is none. */
 uint32_t pw_test_line_index(const struct pw_sample *s, const char *irq);
 

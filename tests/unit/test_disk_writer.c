@@ -30,15 +30,7 @@ static struct pw_sample *sample_at(int t)
 {
 	struct pw_sample *s = pw_test_sample_new(CPU_CAP, LINE_CAP, false);
 
-	s->seq = (uint64_t)t + 1;
-	s->mono_ns = 5000 * SEC + t * SEC;
-	s->real_ns = INT64_C(1700000000) * SEC + t * SEC;
-	s->interval_ns = t ? SEC : 0;
-	s->ncpu = CPU_CAP;
-	s->nlines = LINE_CAP - 1;
-	s->user_hz = 100;
-	s->page_size = 4096;
-	s->samples_taken = s->seq;
+	pw_test_sample_second(s, t);
 	for (uint32_t id = 0; id < CPU_CAP; id++) {
 		struct pw_cpu_sample *c = &pw_sample_cpus(s)[id];
 		c->times.nmodes = PW_MODE_COUNT;

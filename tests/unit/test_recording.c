@@ -33,15 +33,7 @@ static struct pw_sample *sample_at(int t)
 	unsigned char *cpus = (unsigned char *)pw_sample_cpus(s);
 	uint32_t x = 2463534242u + (uint32_t)t;
 
-	s->seq = (uint64_t)t + 1;
-	s->mono_ns = 5000 * SEC + t * SEC;
-	s->real_ns = INT64_C(1700000000) * SEC + t * SEC;
-	s->interval_ns = t ? SEC : 0;
-	s->ncpu = CPU_CAP;
-	s->nlines = LINE_CAP - 1;
-	s->user_hz = 100;
-	s->page_size = 4096;
-	s->samples_taken = s->seq;
+	pw_test_sample_second(s, t);
 	for (size_t i = 0; i < CPU_CAP * sizeof(struct pw_cpu_sample); i += 8) {
 		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
 		uint64_t v = (uint64_t)i * 1000 + (uint64_t)t * (i % 64) + (i % 40 == 0 ? x % 7 : 0);
