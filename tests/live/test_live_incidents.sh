@@ -7,14 +7,14 @@
 # idle warmup, which overlaps case i's wait. A case that cannot run here says why and the script
 # then exits 77 (skipped), unless another case failed. All cases run even when one fails.
 #   LIVE_CASES="a c" bash tests/live/test_live_incidents.sh      (as root; ctest sets PERFWATCHD)
-# Knobs: LIVE_HOLD (incident length, 12 s), LIVE_DROP_WAIT (how long case i's alert may last after
+# Knobs: LIVE_HOLD (incident length, 10 s), LIVE_DROP_WAIT (how long case i's alert may last after
 # its workload ends, 90 s), LIVE_FIGURES (append each case's figures as JSON lines to this file),
 # LIVE_RECORD_DIR (keep the recordings and each case's check_replay.py metadata there).
 # shellcheck source=tests/live/live_lib.sh
 source "$(dirname "$0")/live_lib.sh"
 
 LIVE_CASES=${LIVE_CASES:-"i a b c d e f g h"}
-LIVE_HOLD=${LIVE_HOLD:-12}
+LIVE_HOLD=${LIVE_HOLD:-10}
 LIVE_DROP_WAIT=${LIVE_DROP_WAIT:-90}
 QUIET_MAX=20 GAP=3 STEADY=8
 BUDGET=$(python3 -c "print($LIVE_ALERT_FOR + 2 * 1 + 0.5)") # pending + 2 intervals + polling slack

@@ -9,7 +9,7 @@ source "$(dirname "$0")/../e2e/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 interval=1 pending=2 resolve=3
 phases=(--param baseline=9 --param incident=6 --param recovery=6)
-jobs=${PW_SCENARIO_JOBS:-3}
+jobs=${PW_SCENARIO_JOBS:-8}
 
 scenarios=(
 	incident1_irq_time:1cpu incident1_irq_time:4cpu incident2_ondemand:ondemand incident3_irq_drop:4k
