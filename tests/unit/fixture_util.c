@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -248,6 +249,41 @@ uint32_t pw_test_line_index(const struct pw_sample *s, const char *irq)
 			return i;
 	ck_abort_msg("no line %s", irq);
 	return UINT32_MAX;
+}
+
+/* ---- running ---- */
+
+/* ---- scratch directories ---- */
+
+void pw_scratch_make(char *dir, size_t size, const char *parent, const char *tag)
+{
+	if (!parent)
+		parent = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	int n = snprintf(dir, size, "%s/pw-test-%s.XXXXXX", parent, tag);
+	if (n < 0 || (size_t)n >= size || !mkdtemp(dir)) {
+		fprintf(stderr, "cannot make a scratch directory in %s: %s\n", parent,
+		        n < 0 || (size_t)n >= size ? "path too long" : strerror(errno));
+		abort();
+	}
+}
+
+void pw_scratch_remove(const char *dir)
+{
+	char cmd[PATH_MAX + 16];
+
+	/* Only what pw_scratch_make made: a quoted path without quotes in it. */
+	if (!strstr(dir, "/pw-test-") || strchr(dir, '\'') ||
+	    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir) >= (int)sizeof(cmd) || system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+const char *pw_scratch_path(const char *dir, const char *name)
+{
+	static char path[PATH_MAX];
+	int n = snprintf(path, sizeof(path), "%s/%s", dir, name);
+
+	ck_assert_msg(n > 0 && (size_t)n < sizeof(path), "path too long: %s/%s", dir, name);
+	return path;
 }
 
 /* ---- running ---- */

@@ -131,6 +131,19 @@ void pw_test_sample_second(struct pw_sample *s, int t);
 /* Index of the interrupt line named irq among the lines of s; aborts the test if there is none. */
 uint32_t pw_test_line_index(const struct pw_sample *s, const char *irq);
 
+/* ---- scratch directories ---- */
+
+/* A new empty directory PARENT/pw-test-TAG.XXXXXX (parent NULL: $TMPDIR, else /tmp); its path into
+ * dir[0..size). Aborts the process on failure: it also serves fixtures the parent process runs once
+ * (srunner_add_unchecked_fixture), so that the directory goes even when a test fails. */
+void pw_scratch_make(char *dir, size_t size, const char *parent, const char *tag);
+
+/* Remove dir and everything in it; says so on stderr (the test goes on) when it cannot. */
+void pw_scratch_remove(const char *dir);
+
+/* "dir/name" (static buffer, valid until the next call). Aborts the test if it does not fit. */
+const char *pw_scratch_path(const char *dir, const char *name);
+
 /* ---- running ---- */
 
 /* Run one suite and return the process exit status (0 when every test passed). */

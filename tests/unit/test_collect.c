@@ -32,7 +32,7 @@
 
 /* Scratch root for the copied trees: made before a test case, removed after it by the parent
  * process (unchecked fixture), so it goes away even when a forked test fails. */
-static char scratch_root[64];
+static char scratch_root[256];
 
 __attribute__((format(printf, 1, 2))) static void run(const char *fmt, ...)
 {
@@ -47,15 +47,13 @@ __attribute__((format(printf, 1, 2))) static void run(const char *fmt, ...)
 
 static void scratch_setup(void)
 {
-	snprintf(scratch_root, sizeof(scratch_root), "/tmp/pw-test-collect-XXXXXX");
-	if (!mkdtemp(scratch_root))
-		ck_abort_msg("mkdtemp: %s", strerror(errno));
+	pw_scratch_make(scratch_root, sizeof(scratch_root), NULL, "collect");
 }
 
 static void scratch_teardown(void)
 {
 	if (scratch_root[0] == '/')
-		run("rm -rf '%s'", scratch_root);
+		pw_scratch_remove(scratch_root);
 }
 
 /* ret = a/b; paths here are short, so truncation is a test bug. */

@@ -21,7 +21,7 @@
 #define SEC INT64_C(1000000000)
 #define NSAMPLES 16
 
-static char dir[64];
+static char dir[256];
 static struct pw_rec_header hdr;
 static struct pw_sample *samples[NSAMPLES];
 
@@ -45,8 +45,7 @@ static struct pw_sample *sample_at(int t)
 
 static void setup(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/pw-test-writer.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	pw_scratch_make(dir, sizeof(dir), NULL, "writer");
 	pw_rec_header_init(&hdr, CPU_CAP, LINE_CAP, false, 100, 4096, SEC);
 	for (int t = 0; t < NSAMPLES; t++)
 		samples[t] = sample_at(t);
@@ -54,20 +53,14 @@ static void setup(void)
 
 static void teardown(void)
 {
-	char cmd[128];
-
 	for (int t = 0; t < NSAMPLES; t++)
 		free(samples[t]);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
+	pw_scratch_remove(dir);
 }
 
 static const char *in_dir(const char *name)
 {
-	static char path[128];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return path;
+	return pw_scratch_path(dir, name);
 }
 
 static struct pw_recorder *open_recording(void)

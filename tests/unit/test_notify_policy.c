@@ -138,9 +138,9 @@ END_TEST
 
 START_TEST(test_persistence)
 {
-	char dir[] = "/tmp/pw-test-policy.XXXXXX", path[64];
+	char dir[200], path[300];
 
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	pw_scratch_make(dir, sizeof(dir), NULL, "policy");
 	setup_notifier(64);
 	nf.state_dir = dir;
 	event(PW_ALERT_MEMORY_SWAPPING, PW_ALERT_PENDING, PW_ALERT_FIRING, false);
@@ -160,47 +160,25 @@ START_TEST(test_persistence)
 	ck_assert_int_eq(pw_state_write_file(dir, PW_NOTIFY_QUEUE_FILE, "{}", 2, path, sizeof(path)), 0);
 	pw_nf_load(&nf);
 	ck_assert_uint_eq(nf.queue.len, 0);
-	snprintf(path, sizeof(path), "%s/%s", dir, PW_NOTIFY_QUEUE_FILE);
-	unlink(path);
+	unlink(pw_scratch_path(dir, PW_NOTIFY_QUEUE_FILE));
 	pw_nf_load(&nf); /* none saved yet */
 	ck_assert_uint_eq(nf.queue.len, 0);
-	rmdir(dir);
+	pw_scratch_remove(dir);
 }
 END_TEST
 
 /* The directory the tests that write files work in: made and removed once, by the parent process,
  * so it goes also when a test failed (a failing test's own cleanup does not run). */
-static char base[64];
+static char base[200];
 
 static void setup_base(void)
 {
-	snprintf(base, sizeof(base), "%s/pw-test-policy.XXXXXX",
-	         getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(base)) {
-		perror(base);
-		abort();
-	}
-}
-
-static void rm_dir(const char *dir)
-{
-	char cmd[200];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", dir);
+	pw_scratch_make(base, sizeof(base), NULL, "policy");
 }
 
 static void teardown_base(void)
 {
-	rm_dir(base);
-}
-
-/* A new empty directory under base. */
-static void make_dir(char *dir, size_t size)
-{
-	ck_assert_int_lt(snprintf(dir, size, "%s/t-XXXXXX", base), (int)size);
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	pw_scratch_remove(base);
 }
 
 /* Decode the queue file in dir: how many notifications it holds. */
@@ -224,9 +202,9 @@ static int file_items(const char *dir, uint32_t cap)
  * period, then one write has them all. */
 START_TEST(test_save_coalesced)
 {
-	char dir[128];
+	char dir[256];
 
-	make_dir(dir, sizeof(dir));
+	pw_scratch_make(dir, sizeof(dir), base, "t");
 	setup_notifier(2048);
 	nf.state_dir = dir;
 	const int64_t t0 = 1000 * NS_PER_S;
@@ -249,7 +227,7 @@ START_TEST(test_save_coalesced)
 	ck_assert_uint_eq(nf.queue.len, 1001);
 	ck_assert_int_eq(file_items(dir, nf.queue_cap), 1001);
 	pw_nq_clear(&nf.queue);
-	rm_dir(dir);
+	pw_scratch_remove(dir);
 }
 END_TEST
 
@@ -364,12 +342,12 @@ static void submit_burst(struct pw_notifier *n, const struct pw_alert *proto, in
  * a second, and at stop), not once per change, and the file holds all of them. */
 START_TEST(test_burst_writes)
 {
-	char dir[128];
+	char dir[256];
 	struct pw_notifier_snapshot stats;
 	struct pw_alert a;
 	int port, fd = refusing_port(&port);
 
-	make_dir(dir, sizeof(dir));
+	pw_scratch_make(dir, sizeof(dir), base, "t");
 	struct pw_notifier *n = thread_notifier(dir, port, 1024);
 	memset(&a, 0, sizeof(a));
 	a.name = PW_ALERT_SYSTEM_TIME_HIGH;
@@ -391,7 +369,7 @@ START_TEST(test_burst_writes)
 	ck_assert_int_eq(file_items(dir, 1024), 1000);
 	pw_notifier_free(n);
 	close(fd);
-	rm_dir(dir);
+	pw_scratch_remove(dir);
 }
 END_TEST
 
@@ -399,14 +377,14 @@ END_TEST
  * item, in a restarted notifier; the file is within the bound the reader takes. */
 START_TEST(test_full_restart)
 {
-	char dir[128], path[160];
+	char dir[256], path[300];
 	const uint32_t cap = 200;
 	struct pw_notifier_snapshot stats;
 	struct pw_alert a;
 	struct stat st;
 	int port, fd = refusing_port(&port);
 
-	make_dir(dir, sizeof(dir));
+	pw_scratch_make(dir, sizeof(dir), base, "t");
 	struct pw_notifier *n = thread_notifier(dir, port, cap);
 	worst_alert(&a, PW_ALERT_CPU_FREQUENCY_LOW);
 	ck_assert_int_eq(pw_notifier_start(n), 0);
@@ -432,7 +410,7 @@ START_TEST(test_full_restart)
 	free(after);
 	pw_notifier_free(n);
 	close(fd);
-	rm_dir(dir);
+	pw_scratch_remove(dir);
 }
 END_TEST
 

@@ -19,15 +19,13 @@ static char conf[128];
 
 static void setup(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/pw-test-options.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	snprintf(conf, sizeof(conf), "%s/perfwatchd.conf", dir);
+	pw_scratch_make(dir, sizeof(dir), NULL, "options");
+	snprintf(conf, sizeof(conf), "%s", pw_scratch_path(dir, "perfwatchd.conf"));
 }
 
 static void teardown(void)
 {
-	unlink(conf);
-	rmdir(dir);
+	pw_scratch_remove(dir);
 }
 
 static void write_conf(const char *text)

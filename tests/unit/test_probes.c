@@ -69,26 +69,17 @@ static void setup_base(void)
 	                  : access("/dev/shm", W_OK) == 0 ? "/dev/shm"
 	                                                  : "/tmp";
 
-	snprintf(base, sizeof(base), "%s/pw-probes-XXXXXX", tmp);
-	if (!mkdtemp(base)) {
-		perror(base);
-		abort();
-	}
+	pw_scratch_make(base, sizeof(base), tmp, "probes");
 }
 
 static void teardown_base(void)
 {
-	char cmd[300];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", base);
+	pw_scratch_remove(base);
 }
 
 static void setup(void)
 {
-	snprintf(root, sizeof(root), "%s/t-XXXXXX", base);
-	ck_assert_ptr_nonnull(mkdtemp(root));
+	pw_scratch_make(root, sizeof(root), base, "t");
 	put("proc/stat", "cpu 0 0 0 0 0 0 0 0 0 0\n"); /* not a pid: ignored */
 	put("proc/self/stat", "junk\n");
 	put("sys/.keep", "%s", "");
@@ -96,10 +87,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	char cmd[600];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	ck_assert_int_eq(system(cmd), 0);
+	pw_scratch_remove(root);
 }
 
 static struct pw_probes *probes_at(uint32_t pids_cap)

@@ -13,28 +13,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char dir[64];
+static char dir[256];
 
 static void setup(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/pw-test-state.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	pw_scratch_make(dir, sizeof(dir), NULL, "state");
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
+	pw_scratch_remove(dir);
 }
 
 static const char *in_dir(const char *name)
 {
-	static char path[128];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return path;
+	return pw_scratch_path(dir, name);
 }
 
 START_TEST(test_roundtrip)
