@@ -511,13 +511,16 @@ struct pw_http *pw_http_start(const struct pw_options *opts, const struct pw_sam
 		return NULL;
 	}
 	/* The logger goes first so MHD routes even option errors through it. The memory limit bounds
-	 * a request's headers: an oversized header block gets 431, not memory. */
+	 * a request's headers: an oversized header block gets 431, not memory. MHD's own idle timeout
+	 * is a second longer than the guard's deadline: the guard, which counts its cuts, closes a
+	 * stalled request or TLS handshake first (at equal times they raced, and a cut of MHD's went
+	 * uncounted: seen once under load); MHD's alone closes a client that stops reading. */
 	h->mhd = MHD_start_daemon(flags, 0, NULL, NULL, handle, h, MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, h,
 	                          MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&opts->listen_addr,
 	                          MHD_OPTION_CONNECTION_LIMIT, (unsigned)opts->http_max_connections,
 	                          MHD_OPTION_PER_IP_CONNECTION_LIMIT,
 	                          (unsigned)opts->http_max_connections_per_ip, MHD_OPTION_CONNECTION_TIMEOUT,
-	                          (unsigned)((opts->http_timeout_ns + 999999999) / 1000000000),
+	                          (unsigned)((opts->http_timeout_ns + 999999999) / 1000000000 + 1),
 	                          MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)opts->http_max_header_bytes,
 	                          MHD_OPTION_NOTIFY_CONNECTION, pw_guard_on_connection, h->guard,
 	                          MHD_OPTION_NOTIFY_COMPLETED, pw_guard_on_completed, h->guard,
