@@ -94,14 +94,17 @@ bool pw_rule_cpu_frequency_low(const struct pw_detector *d, const struct pw_now 
  * work), or a kernel-heavy workload the baseline learned. So a CPU counts when its system time is
  * far above that CPU's baseline AND the kernel's share of its busy time, sys / (sys + user), is
  * above what this host's work normally has: past KERNEL_MIX_RISE over the learned mix, and at
- * least half (with no busy baseline, an idle host's mix says nothing). Incident 5's signature,
- * system time 3x user time on half the CPUs, only makes it critical. */
+ * least half. The learned mix counts in proportion to the busy time it was learned from: an idle
+ * host's few busy percent are a poller's habit (one reading /proc is mostly kernel time), and a
+ * 57% kernel mix learned at 10% busy hid a syscall storm at 64% kernel time (live case a). Incident
+ * 5's signature, system time 3x user time on half the CPUs, only makes it critical. */
 #define KERNEL_MIX_MIN 0.5
 #define KERNEL_MIX_RISE 0.15
 #define KERNEL_MIX_MAX 0.95
-#define BUSY_BASELINE_MIN 0.10 /* user + system share from which the host's mix is learned */
-#define SYSTEM_MIN_CPUS 0.5    /* kernel time on such CPUs must add up to half a CPU */
-#define SYSTEM_DOMINANCE 3.0   /* the write-up's signature */
+#define BUSY_BASELINE_MIN 0.10  /* user + system share from which the host's mix counts at all */
+#define BUSY_BASELINE_FULL 0.30 /* and from which it counts in full */
+#define SYSTEM_MIN_CPUS 0.5     /* kernel time on such CPUs must add up to half a CPU */
+#define SYSTEM_DOMINANCE 3.0    /* the write-up's signature */
 
 static double kernel_mix(double sys, double user)
 {
@@ -110,11 +113,13 @@ static double kernel_mix(double sys, double user)
 
 static double kernel_mix_required(const struct pw_detector *d)
 {
-	double sys = d->host[PW_SIG_SYSTEM].mean, user = d->host[PW_SIG_USER].mean;
+	double sys = d->host[PW_SIG_SYSTEM].mean, user = d->host[PW_SIG_USER].mean, busy = sys + user;
 
-	if (!(sys + user >= BUSY_BASELINE_MIN))
+	if (!(busy >= BUSY_BASELINE_MIN))
 		return KERNEL_MIX_MIN;
-	return fmin(KERNEL_MIX_MAX, fmax(KERNEL_MIX_MIN, kernel_mix(sys, user) + KERNEL_MIX_RISE));
+	double learned = fmax(KERNEL_MIX_MIN, kernel_mix(sys, user) + KERNEL_MIX_RISE);
+	double weight = fmin(1, (busy - BUSY_BASELINE_MIN) / (BUSY_BASELINE_FULL - BUSY_BASELINE_MIN));
+	return fmin(KERNEL_MIX_MAX, KERNEL_MIX_MIN + weight * (learned - KERNEL_MIX_MIN));
 }
 
 struct system_verdict {

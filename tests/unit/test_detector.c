@@ -1930,6 +1930,25 @@ START_TEST(test_system_time_storm_beside_user_load)
 }
 END_TEST
 
+/* The same storm on a host whose little idle work is mostly kernel time (a poller reading /proc
+ * five times a second: 6% system, 4.5% user, a 57% kernel mix learned at 10% busy). The storm's
+ * CPUs are 55% and 65% kernel time: under the 72% that mix would ask, over the half that 10% of
+ * busy time is worth (live case a, with such a poller beside it, stayed pending). */
+START_TEST(test_system_time_storm_on_a_kernel_heavy_idle_host)
+{
+	struct host *h = host_new(2);
+
+	set_all(h, (struct mix){.user = 0.045, .sys = 0.06});
+	learn(h);
+	h->cpu[0] = (struct mix){.user = 0.45, .sys = 0.55};
+	h->cpu[1] = (struct mix){.user = 0.35, .sys = 0.65};
+	struct pw_alert a = fire(h, SYS);
+	ck_assert_uint_eq(a.evidence.system_time.ncpus, 2);
+	ck_assert(a.evidence.system_time.kernel_mix_required < 0.52);
+	host_free(h);
+}
+END_TEST
+
 /* ---- issue 8: the pathology, not the write-up's figures ---- */
 
 /* Two CPUs at rest: timer, RCU and a trickle of NET_RX, handlers 0.5% of each CPU. */
@@ -2406,6 +2425,7 @@ static Suite *detector_suite(void)
 	tcase_add_test(rules, test_iowait_high);
 	tcase_add_test(rules, test_system_time_high);
 	tcase_add_test(rules, test_system_time_storm_beside_user_load);
+	tcase_add_test(rules, test_system_time_storm_on_a_kernel_heavy_idle_host);
 	tcase_add_test(rules, test_interrupt_time_cost_rise_same_rate);
 	tcase_add_test(rules, test_interrupt_time_cost_rise_soon_after_traffic_began);
 	tcase_add_test(rules, test_trap_iowait_a_bit_above_its_usual_level);
