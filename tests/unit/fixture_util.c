@@ -251,8 +251,6 @@ uint32_t pw_test_line_index(const struct pw_sample *s, const char *irq)
 	return UINT32_MAX;
 }
 
-/* ---- running ---- */
-
 /* ---- scratch directories ---- */
 
 void pw_scratch_make(char *dir, size_t size, const char *parent, const char *tag)
