@@ -81,7 +81,10 @@ static void take_sample(struct pw_sampler *s)
 	cur->missed_deadlines = s->missed;
 	if (s->taken > 1) {
 		cur->counter_resets = prev->counter_resets;
-		pw_derive(prev, cur);
+		if (pw_collector_reads_kernel(c))
+			pw_derive_kernel(prev, cur);
+		else
+			pw_derive(prev, cur);
 	}
 	cur->duration_ns = pw_mono_ns() - start;
 	s->duration_total_ns += cur->duration_ns;

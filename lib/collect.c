@@ -8,10 +8,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 /* Headroom for IRQ lines that appear after start (hotplugged devices, new MSI vectors). */
@@ -88,6 +90,7 @@ struct pw_collector {
 	uint32_t cpu_cap, line_cap;
 	uint32_t reads_since_rescan;
 	uint64_t parse_errors[PW_SRC_COUNT];
+	bool kernel_procfs; /* procfs is a mounted proc, not a tree of files */
 };
 
 static void source_close(struct source_file *f)
@@ -400,6 +403,9 @@ struct pw_collector *pw_collector_new(const struct pw_collector_config *config, 
 	if (c->config.rescan_every == 0)
 		c->config.rescan_every = 1;
 	c->proc_dirfd = open(config->procfs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct statfs fs;
+	c->kernel_procfs =
+	        c->proc_dirfd >= 0 && fstatfs(c->proc_dirfd, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
 	snprintf(path, sizeof(path), "%s/devices/system/cpu", config->sysfs);
 	c->cpu_dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	source_open(c, FILE_STAT);
@@ -458,4 +464,9 @@ uint32_t pw_collector_line_cap(const struct pw_collector *c)
 bool pw_collector_has_matrix(const struct pw_collector *c)
 {
 	return c->config.interrupts_matrix;
+}
+
+bool pw_collector_reads_kernel(const struct pw_collector *c)
+{
+	return c->kernel_procfs;
 }

@@ -34,6 +34,10 @@ uint32_t pw_collector_cpu_cap(const struct pw_collector *collector);
 uint32_t pw_collector_line_cap(const struct pw_collector *collector);
 bool pw_collector_has_matrix(const struct pw_collector *collector);
 
+/* Whether procfs is this kernel's own (a proc mount, not a fixture tree): its counters then keep
+ * the clock the sampler stamps samples with (pw_derive_kernel()). */
+bool pw_collector_reads_kernel(const struct pw_collector *collector);
+
 /* Read every source into sample (created with the capacities above; its timestamps are the
  * caller's). Fills raw counters, source_present/source_up, cumulative parse_errors; derived fields
  * are left zero. Never fails as a whole: a failing source is reported in the sample. Allocates only

@@ -192,6 +192,42 @@ live_cgroup_memory() {
 	return 1
 }
 
+# live_whole_disk DIR: MAJ:MIN of the whole disk holding DIR (a partition's parent), for blk-throttle.
+live_whole_disk() {
+	local sys
+	sys=/sys/dev/block/$(stat -c '%Hd:%Ld' "$1") && [ -e "$sys" ] || return 1
+	[ -f "$sys/partition" ] && sys=$(readlink -f "$sys")/..
+	cat "$sys/dev"
+}
+
+# live_cgroup_io_cap NAME DIR IOPS: CG, a cgroup whose writes to the disk holding DIR are capped at
+# IOPS a second (blk-throttle, as a cloud volume's provisioned IOPS): v2 io.max where the io
+# controller is on the unified hierarchy, else v1 blkio.
+live_cgroup_io_cap() {
+	local root dev
+	dev=$(live_whole_disk "$2") || { REASON="no block device found under $2"; return 1; }
+	REASON="cannot create an I/O cgroup capping $dev"
+	for root in /sys/fs/cgroup /sys/fs/cgroup/unified; do
+		grep -qw io "$root/cgroup.controllers" 2>/dev/null || continue
+		grep -qw io "$root/cgroup.subtree_control" || echo +io >"$root/cgroup.subtree_control" || continue
+		CG="$root/$1"
+		mkdir "$CG" || return 1
+		LIVE_CGROUPS+=("$CG")
+		echo "$dev wiops=$3" >"$CG/io.max"
+		return
+	done
+	root=/sys/fs/cgroup/blkio
+	if [ -f "$root/blkio.throttle.write_iops_device" ]; then
+		CG="$root/$1"
+		mkdir "$CG" || return 1
+		LIVE_CGROUPS+=("$CG")
+		echo "$dev $3" >"$CG/blkio.throttle.write_iops_device"
+		return
+	fi
+	REASON="no I/O cgroup controller (neither cgroup v2 io nor v1 blkio)"
+	return 1
+}
+
 # live_cgroup_remove DIR: kill what is left inside (by PID), then remove it.
 live_cgroup_remove() {
 	local pid i

@@ -207,6 +207,19 @@ START_TEST(test_vm_layout)
 }
 END_TEST
 
+/* A fixture tree's counters keep no clock; this machine's /proc does (pw_derive_kernel()). */
+START_TEST(test_reads_kernel)
+{
+	struct pw_collector *tree = collector_of(VM, 10, false);
+	struct pw_collector *kernel = collector_at("/proc", "/sys", 10, false);
+
+	ck_assert(!pw_collector_reads_kernel(tree));
+	ck_assert(pw_collector_reads_kernel(kernel));
+	pw_collector_free(tree);
+	pw_collector_free(kernel);
+}
+END_TEST
+
 START_TEST(test_vm_values)
 {
 	struct pw_collector *c = collector_of(VM, 10, true);
@@ -1002,6 +1015,7 @@ static Suite *collect_suite(void)
 	TCase *kernels = tcase_create("kernels");
 
 	tcase_add_test(core, test_vm_layout);
+	tcase_add_test(core, test_reads_kernel);
 	tcase_add_test(core, test_vm_values);
 	tcase_add_test(core, test_vm_reads_repeat);
 	tcase_add_test(core, test_acpi_cpufreq);
