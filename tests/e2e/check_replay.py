@@ -94,6 +94,9 @@ def judge_live(meta, replay_path):
     failures += ["%s still firing at the case's end" % a for a in sorted(fired) if state[a] == "firing"]
     if not fired:
         print("%s: nothing fired" % name)
+    also = sorted(set(fired) & set(meta.get("allowed", [])) - set(meta["expected"]))
+    if also:
+        print("%s: allowed %s fired" % (name, ", ".join(also)))
     return ["%s: %s" % (name, f) for f in failures]
 
 

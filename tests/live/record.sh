@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # record.sh BUILD_DIR — run the live suite (as root, about 5 minutes) with the perfwatchd of
 # BUILD_DIR and, when every case passed, replace tests/fixtures/recordings/live-*: one recording per
-# daemon run (live-drop.pwrec: case i; live-main.pwrec: cases a-h), one NAME.json per case with its
+# daemon run (live-drop.pwrec: case i; live-main.pwrec: cases a-h and j), one NAME.json per case with its
 # window, expectations and replay flags, and live.conf; then check them with test_replay_recordings.
 # A run with a failing or skipped case changes nothing: a recording must hold what its case expects.
 set -euo pipefail
