@@ -99,18 +99,26 @@ static void shares_of(const struct ticks *t, float share[PW_MODE_COUNT])
 		share[m] = (float)(t->mode[m] / t->total);
 }
 
+/* The ticks of one line over the interval; false on a reset (counted) or when no tick elapsed. */
+static bool interval_ticks(struct interval *iv, const struct pw_cpu_times *now,
+                           const struct pw_cpu_times *before, struct ticks *t)
+{
+	enum tick_verdict v = tick_deltas(now, before, t);
+
+	if (v == TICKS_RESET)
+		iv->resets++;
+	return v == TICKS_OK;
+}
+
 /* Shares of each mode in one CPU's ticks, sampled time fitted into the interval (its excess added to
- * removed); false on a reset or when no tick elapsed. */
+ * removed). */
 static bool cpu_mode_shares(struct interval *iv, const struct pw_cpu_times *now,
                             const struct pw_cpu_times *before, double reference, float share[PW_MODE_COUNT],
                             double removed[PW_MODE_COUNT])
 {
 	struct ticks t;
-	enum tick_verdict v = tick_deltas(now, before, &t);
 
-	if (v == TICKS_RESET)
-		iv->resets++;
-	if (v != TICKS_OK)
+	if (!interval_ticks(iv, now, before, &t))
 		return false;
 	fit_sampled_time(&t, reference, removed);
 	shares_of(&t, share);
@@ -123,11 +131,8 @@ static bool host_mode_shares(struct interval *iv, const struct pw_cpu_times *now
                              float share[PW_MODE_COUNT])
 {
 	struct ticks t;
-	enum tick_verdict v = tick_deltas(now, before, &t);
 
-	if (v == TICKS_RESET)
-		iv->resets++;
-	if (v != TICKS_OK)
+	if (!interval_ticks(iv, now, before, &t))
 		return false;
 	for (int m = 0; m < PW_MODE_COUNT; m++) {
 		double take = fmin(removed[m], t.mode[m]);

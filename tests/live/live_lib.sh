@@ -165,31 +165,38 @@ live_disk_dir() {
 	esac
 }
 
+# _live_cgroup NAME CONTROLLER V1_FILE: CG, a new cgroup NAME, registered for removal: on the
+# unified hierarchy where CONTROLLER is there (enabled for children; LIVE_CG_V2=1), else beside
+# V1_FILE in its v1 hierarchy (LIVE_CG_V2=0). Fails when neither has the controller.
+_live_cgroup() {
+	local r root=""
+	LIVE_CG_V2=0
+	for r in /sys/fs/cgroup /sys/fs/cgroup/unified; do
+		grep -qw "$2" "$r/cgroup.controllers" 2>/dev/null || continue
+		grep -qw "$2" "$r/cgroup.subtree_control" || echo "+$2" >"$r/cgroup.subtree_control" || continue
+		root=$r LIVE_CG_V2=1
+		break
+	done
+	if [ -z "$root" ]; then
+		[ -f "$3" ] || return 1
+		root=$(dirname "$3")
+	fi
+	CG="$root/$1"
+	mkdir "$CG" || return 1
+	LIVE_CGROUPS+=("$CG")
+}
+
 # live_cgroup_memory NAME LIMIT: CG, a memory cgroup limited to LIMIT bytes with swap unlimited: v2
 # where the memory controller is on the unified hierarchy, else v1.
 live_cgroup_memory() {
-	local root
-	REASON="cannot create memory cgroup $1"
-	for root in /sys/fs/cgroup /sys/fs/cgroup/unified; do
-		grep -qw memory "$root/cgroup.controllers" 2>/dev/null || continue
-		grep -qw memory "$root/cgroup.subtree_control" || echo +memory >"$root/cgroup.subtree_control" || continue
-		CG="$root/$1"
-		mkdir "$CG" || return 1
-		LIVE_CGROUPS+=("$CG")
+	REASON="cannot create memory cgroup $1 (cgroup v2 memory controller, or v1 memory hierarchy)"
+	_live_cgroup "$1" memory /sys/fs/cgroup/memory/memory.limit_in_bytes || return 1
+	if [ "$LIVE_CG_V2" = 1 ]; then
 		echo "$2" >"$CG/memory.max" && echo max >"$CG/memory.swap.max"
-		return
-	done
-	root=/sys/fs/cgroup/memory
-	if [ -f "$root/memory.limit_in_bytes" ]; then
+	else
 		# v1 leaves memory+swap (memory.memsw.limit_in_bytes) unlimited unless told otherwise.
-		CG="$root/$1"
-		mkdir "$CG" || return 1
-		LIVE_CGROUPS+=("$CG")
 		echo "$2" >"$CG/memory.limit_in_bytes"
-		return
 	fi
-	REASON="no memory cgroup controller (neither cgroup v2 nor v1)"
-	return 1
 }
 
 # live_whole_disk DIR: MAJ:MIN of the whole disk holding DIR (a partition's parent), for blk-throttle.
@@ -204,28 +211,15 @@ live_whole_disk() {
 # IOPS a second (blk-throttle, as a cloud volume's provisioned IOPS): v2 io.max where the io
 # controller is on the unified hierarchy, else v1 blkio.
 live_cgroup_io_cap() {
-	local root dev
+	local dev
 	dev=$(live_whole_disk "$2") || { REASON="no block device found under $2"; return 1; }
-	REASON="cannot create an I/O cgroup capping $dev"
-	for root in /sys/fs/cgroup /sys/fs/cgroup/unified; do
-		grep -qw io "$root/cgroup.controllers" 2>/dev/null || continue
-		grep -qw io "$root/cgroup.subtree_control" || echo +io >"$root/cgroup.subtree_control" || continue
-		CG="$root/$1"
-		mkdir "$CG" || return 1
-		LIVE_CGROUPS+=("$CG")
+	REASON="cannot create an I/O cgroup $1 capping $dev (cgroup v2 io controller, or v1 blkio)"
+	_live_cgroup "$1" io /sys/fs/cgroup/blkio/blkio.throttle.write_iops_device || return 1
+	if [ "$LIVE_CG_V2" = 1 ]; then
 		echo "$dev wiops=$3" >"$CG/io.max"
-		return
-	done
-	root=/sys/fs/cgroup/blkio
-	if [ -f "$root/blkio.throttle.write_iops_device" ]; then
-		CG="$root/$1"
-		mkdir "$CG" || return 1
-		LIVE_CGROUPS+=("$CG")
+	else
 		echo "$dev $3" >"$CG/blkio.throttle.write_iops_device"
-		return
 	fi
-	REASON="no I/O cgroup controller (neither cgroup v2 io nor v1 blkio)"
-	return 1
 }
 
 # live_cgroup_remove DIR: kill what is left inside (by PID), then remove it.
