@@ -38,23 +38,24 @@ struct ticks {
 	double total; /* the modes up to guest (guest and guest_nice are inside user and nice) */
 };
 
-enum tick_verdict { TICKS_RESET = -1, TICKS_NONE = 0, TICKS_OK = 1 };
-
-static enum tick_verdict tick_deltas(const struct pw_cpu_times *now, const struct pw_cpu_times *before,
-                                     struct ticks *t)
+/* The ticks of one line over the interval; false on a reset (counted) or when no tick elapsed. */
+static bool interval_ticks(struct interval *iv, const struct pw_cpu_times *now,
+                           const struct pw_cpu_times *before, struct ticks *t)
 {
 	uint8_t nmodes = now->nmodes < before->nmodes ? now->nmodes : before->nmodes;
 
 	memset(t, 0, sizeof(*t));
 	for (int m = 0; m < nmodes; m++) {
 		uint64_t delta;
-		if (!pw_counter_delta(now->ticks[m], before->ticks[m], &delta))
-			return TICKS_RESET;
+		if (!pw_counter_delta(now->ticks[m], before->ticks[m], &delta)) {
+			iv->resets++;
+			return false;
+		}
 		t->mode[m] = (double)delta;
 		if (m < ACCOUNTED_MODES)
 			t->total += (double)delta;
 	}
-	return t->total > 0 ? TICKS_OK : TICKS_NONE;
+	return t->total > 0;
 }
 
 /* /proc/stat mixes measured time with sampled time. idle and iowait come from the idle clock and
@@ -99,43 +100,30 @@ static void shares_of(const struct ticks *t, float share[PW_MODE_COUNT])
 		share[m] = (float)(t->mode[m] / t->total);
 }
 
-/* The ticks of one line over the interval; false on a reset (counted) or when no tick elapsed. */
-static bool interval_ticks(struct interval *iv, const struct pw_cpu_times *now,
-                           const struct pw_cpu_times *before, struct ticks *t)
-{
-	enum tick_verdict v = tick_deltas(now, before, t);
-
-	if (v == TICKS_RESET)
-		iv->resets++;
-	return v == TICKS_OK;
-}
-
 /* Shares of each mode in one CPU's ticks, sampled time fitted into the interval (its excess added to
- * removed). */
+ * iv->removed). */
 static bool cpu_mode_shares(struct interval *iv, const struct pw_cpu_times *now,
-                            const struct pw_cpu_times *before, double reference, float share[PW_MODE_COUNT],
-                            double removed[PW_MODE_COUNT])
+                            const struct pw_cpu_times *before, float share[PW_MODE_COUNT])
 {
 	struct ticks t;
 
 	if (!interval_ticks(iv, now, before, &t))
 		return false;
-	fit_sampled_time(&t, reference, removed);
+	fit_sampled_time(&t, iv->cpu_reference_ticks, iv->removed);
 	shares_of(&t, share);
 	return true;
 }
 
 /* The host's shares, less the sampled time taken off its CPUs. */
 static bool host_mode_shares(struct interval *iv, const struct pw_cpu_times *now,
-                             const struct pw_cpu_times *before, const double removed[PW_MODE_COUNT],
-                             float share[PW_MODE_COUNT])
+                             const struct pw_cpu_times *before, float share[PW_MODE_COUNT])
 {
 	struct ticks t;
 
 	if (!interval_ticks(iv, now, before, &t))
 		return false;
 	for (int m = 0; m < PW_MODE_COUNT; m++) {
-		double take = fmin(removed[m], t.mode[m]);
+		double take = fmin(iv->removed[m], t.mode[m]);
 		t.mode[m] -= take;
 		if (m < ACCOUNTED_MODES)
 			t.total -= take;
@@ -171,8 +159,7 @@ static void derive_cpu(struct interval *iv, uint32_t id)
 
 	cpu_frequency(before, now);
 	if (both_up(iv, PW_SRC_STAT) && now->times.present && before->times.present &&
-	    cpu_mode_shares(iv, &now->times, &before->times, iv->cpu_reference_ticks, now->share,
-	                    iv->removed))
+	    cpu_mode_shares(iv, &now->times, &before->times, now->share))
 		now->derived_valid |= PW_DERIVED_SHARES;
 	now->interrupt_rate = NAN;
 	if (both_up(iv, PW_SRC_INTERRUPTS) && now->in_interrupts && before->in_interrupts)
@@ -238,7 +225,7 @@ static void derive_host(struct interval *iv)
 	const struct pw_sample *cur = iv->cur;
 	bool stat_up = both_up(iv, PW_SRC_STAT);
 
-	if (stat_up && host_mode_shares(iv, &cur->stat.total, &prev->stat.total, iv->removed, d->share))
+	if (stat_up && host_mode_shares(iv, &cur->stat.total, &prev->stat.total, d->share))
 		d->valid |= PW_DERIVED_SHARES;
 	d->intr_rate = NAN;
 	d->ctxt_rate = NAN;
