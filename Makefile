@@ -22,9 +22,12 @@ deps:
 test-deps:
 	contrib/install-deps.sh test
 
-# Start perfwatchd in the foreground on this host's /proc and /sys (127.0.0.1:10071).
+# Start perfwatchd in the foreground on this host's /proc and /sys (127.0.0.1:10071), its state (the
+# baselines and the history on disk) in $(BUILD)/state, so history survives a restart.
+RUN_STATE ?= $(BUILD)/state
 run: deps build
-	$(BUILD)/daemon/perfwatchd $(RUN_ARGS)
+	mkdir -p -m 0700 $(RUN_STATE)
+	$(BUILD)/daemon/perfwatchd --state-dir $(RUN_STATE) $(RUN_ARGS)
 
 # The whole suite: a warnings-as-errors build with every test, the same under ASan+UBSan (clang;
 # without the live incidents, which measure CPU shares), a smoke run of every fuzzing harness, and the

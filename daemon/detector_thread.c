@@ -5,6 +5,7 @@
 #include "clock.h"
 #include "deviation_text.h"
 #include "disk_writer.h"
+#include "history_store.h"
 #include "log.h"
 #include "notifier.h"
 #include "probes.h"
@@ -51,9 +52,10 @@ struct pw_detector_thread {
 	uint64_t next_seq; /* the next publication to read */
 	struct error_reporter errors;
 	struct persistence state;
-	struct pw_recorder *recorder;  /* the flight recorder until the writer takes it over, or NULL */
-	struct pw_disk_writer *writer; /* baselines and recording; NULL: neither, or not started */
-	struct pw_probes *probes;      /* NULL: alerts carry the detector's evidence only */
+	struct pw_recorder *recorder;   /* the flight recorder until the writer takes it over, or NULL */
+	struct pw_history_store *store; /* history on disk until the writer takes it over, or NULL */
+	struct pw_disk_writer *writer;  /* baselines and recording; NULL: neither, or not started */
+	struct pw_probes *probes;       /* NULL: alerts carry the detector's evidence only */
 	struct pw_alert active[PW_ALERT_COUNT + 1]; /* scratch: what the probes look up for */
 	char system_top[sizeof(((struct pw_deviation *)0)->evidence)]; /* who took the system time */
 	struct pw_ratelimit unusual_notice; /* deviations with no alert: a notice a minute at most */
@@ -342,6 +344,7 @@ static void catch_up(struct pw_detector_thread *dt)
 			continue;
 		}
 		pw_disk_writer_record(dt->writer, dt->sample); /* queued: never waits on the disk */
+		pw_disk_writer_history(dt->writer, dt->sample);
 		size_t n = pw_detector_observe(dt->detector, dt->sample, dt->events, EVENTS_CAP);
 		probe(dt, n);
 		pw_transitions_record(dt->transitions, dt->events, n < EVENTS_CAP ? n : EVENTS_CAP);
@@ -392,6 +395,11 @@ void pw_detector_thread_record(struct pw_detector_thread *dt, struct pw_recorder
 	dt->recorder = recorder;
 }
 
+void pw_detector_thread_store(struct pw_detector_thread *dt, struct pw_history_store *store)
+{
+	dt->store = store;
+}
+
 void pw_detector_thread_set_notifier(struct pw_detector_thread *dt, struct pw_notifier *notifier)
 {
 	dt->notifier = notifier;
@@ -401,15 +409,16 @@ int pw_detector_thread_start(struct pw_detector_thread *dt)
 {
 	int r;
 
-	if (dt->state.dir || dt->recorder) {
+	if (dt->state.dir || dt->recorder || dt->store) {
 		dt->writer =
-		        pw_disk_writer_new(dt->recorder, dt->state.dir, pw_detector_state_size(dt->detector),
-		                           PW_DISK_WRITER_QUEUE_BYTES);
+		        pw_disk_writer_new(dt->recorder, dt->store, dt->state.dir,
+		                           pw_detector_state_size(dt->detector), PW_DISK_WRITER_QUEUE_BYTES);
 		if (!dt->writer) {
 			pw_log(LOG_ERR, "cannot set up the disk writer: out of memory");
 			return -ENOMEM;
 		}
 		dt->recorder = NULL; /* the writer's now */
+		dt->store = NULL;
 		if ((r = pw_disk_writer_start(dt->writer)) < 0) {
 			pw_log(LOG_ERR, "cannot start the disk writer: %s", strerror(-r));
 			return r; /* the writer is stopped (started for that) and freed with the thread */
@@ -455,6 +464,7 @@ void pw_detector_thread_free(struct pw_detector_thread *dt)
 	pw_transitions_free(dt->transitions);
 	pw_disk_writer_stop(dt->writer, PW_DISK_WRITER_STOP_WAIT_NS); /* the thread never ran */
 	pw_recorder_free(dt->recorder);                               /* never handed to a writer */
+	pw_history_store_free(dt->store);
 	free(dt->state.dir);
 	free(dt->sample);
 	pthread_mutex_destroy(&dt->reload.lock);

@@ -24,7 +24,11 @@ struct pw_detector_thread *pw_detector_thread_new(struct pw_sampler *sampler,
 /* Append every judged sample to recorder, taken over (the disk writer writes and closes it; freed
  * with the detector thread). Call before pw_detector_thread_start. */
 struct pw_recorder;
+struct pw_history_store;
 void pw_detector_thread_record(struct pw_detector_thread *detector_thread, struct pw_recorder *recorder);
+
+/* Hand store (history on disk) to the thread's disk writer, before start; it owns it from now on. */
+void pw_detector_thread_store(struct pw_detector_thread *detector_thread, struct pw_history_store *store);
 /* Look up evidence the samples lack (lib/probes.h) under these roots while alerts are active, on
  * the detector's thread; the published view and the logged events carry it. Call before
  * pw_detector_thread_start. Returns 0 or -ENOMEM. */

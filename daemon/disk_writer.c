@@ -11,6 +11,8 @@
 #include "disk_writer.h"
 
 #include "clock.h"
+#include "history.h"
+#include "history_store.h"
 #include "log.h"
 #include "recorder.h"
 #include "recording.h"
@@ -28,9 +30,10 @@
 
 #define NS_PER_S INT64_C(1000000000)
 
-/* One encoded record waiting for the disk. */
+/* One encoded record, or one history point, waiting for the disk. */
 struct record {
 	struct record *next;
+	bool point;     /* a history point for the store, not a recording's record */
 	uint64_t seq;   /* the encoder's count: a gap before a delta shows */
 	int64_t now_ns; /* the sample's time: the recorder's retries and checks run on it */
 	size_t len;
@@ -55,15 +58,16 @@ struct pw_disk_writer {
 
 	/* Set up before the thread starts, then read-only. */
 	size_t queue_cap, state_size;
-	bool started;               /* the thread runs: start and stop are the owner's calls, on one thread */
-	char *state_dir;            /* NULL: no baselines */
-	struct pw_recorder *rec;    /* NULL: no recording; appended to by the writer only */
-	struct pw_rec_encoder *enc; /* the producer's */
+	bool started;            /* the thread runs: start and stop are the owner's calls, on one thread */
+	char *state_dir;         /* NULL: no baselines */
+	struct pw_recorder *rec; /* NULL: no recording; appended to by the writer only */
+	struct pw_history_store *store; /* NULL: no history on disk; the writer's */
+	struct pw_rec_encoder *enc;     /* the producer's */
 
 	/* The producer's alone. */
 	uint64_t seq;
 	void *producer_buf;
-	struct pw_ratelimit behind_records, behind_state;
+	struct pw_ratelimit behind_records, behind_state, behind_store;
 
 	/* The writer's alone. */
 	void *write_buf;
@@ -75,7 +79,8 @@ struct pw_disk_writer {
 	atomic_size_t rec_waiting; /* a copy of queued */
 	atomic_bool state_failing;
 	/* Monotonic time the write in progress began; 0: none. */
-	atomic_int_fast64_t rec_since, state_since;
+	atomic_int_fast64_t rec_since, state_since, store_since;
+	atomic_uint_fast64_t store_queue_dropped;
 };
 
 /* A writer given up on at a stop: its thread may still wake one day and touch it, so it is never
@@ -84,6 +89,12 @@ static struct pw_disk_writer *abandoned;
 
 static void write_record(struct pw_disk_writer *w, struct record *r)
 {
+	if (r->point) {
+		atomic_store(&w->store_since, pw_mono_ns());
+		pw_history_store_append(w->store, (const void *)r->bytes, r->now_ns);
+		atomic_store(&w->store_since, 0);
+		return;
+	}
 	atomic_store(&w->rec_since, pw_mono_ns());
 	bool want_key = pw_recorder_append(w->rec, r->bytes, r->len, r->seq, r->now_ns);
 	atomic_store(&w->rec_since, 0);
@@ -162,6 +173,11 @@ static void *writer_main(void *arg)
 		pw_recorder_close(w->rec); /* its fdatasync may block as long as any write */
 		atomic_store(&w->rec_since, 0);
 	}
+	if (w->store) {
+		atomic_store(&w->store_since, pw_mono_ns());
+		pw_history_store_close(w->store); /* the last block */
+		atomic_store(&w->store_since, 0);
+	}
 	pthread_mutex_lock(&w->lock);
 	w->done = true;
 	pthread_cond_broadcast(&w->ended);
@@ -178,6 +194,7 @@ static void writer_free(struct pw_disk_writer *w)
 		free(r);
 	}
 	pw_recorder_free(w->rec);
+	pw_history_store_free(w->store);
 	pw_rec_encoder_free(w->enc);
 	free(w->state_dir);
 	free(w->slot);
@@ -204,7 +221,8 @@ static struct pw_disk_writer *writer_new(const char *state_dir, size_t state_siz
 	pthread_condattr_destroy(&attr);
 	w->queue_cap = queue_bytes;
 	w->state_size = state_size;
-	w->behind_records.period_ns = w->behind_state.period_ns = w->complain.period_ns = 60 * NS_PER_S;
+	w->behind_records.period_ns = w->behind_state.period_ns = w->behind_store.period_ns =
+	        w->complain.period_ns = 60 * NS_PER_S;
 	if (state_dir && *state_dir &&
 	    (!(w->state_dir = strdup(state_dir)) || !(w->slot = malloc(state_size)) ||
 	     !(w->producer_buf = malloc(state_size)) || !(w->write_buf = malloc(state_size)))) {
@@ -214,8 +232,8 @@ static struct pw_disk_writer *writer_new(const char *state_dir, size_t state_siz
 	return w;
 }
 
-struct pw_disk_writer *pw_disk_writer_new(struct pw_recorder *recorder, const char *state_dir,
-                                          size_t state_size, size_t queue_bytes)
+struct pw_disk_writer *pw_disk_writer_new(struct pw_recorder *recorder, struct pw_history_store *store,
+                                          const char *state_dir, size_t state_size, size_t queue_bytes)
 {
 	struct pw_disk_writer *w = writer_new(state_dir, state_size, queue_bytes);
 
@@ -223,8 +241,10 @@ struct pw_disk_writer *pw_disk_writer_new(struct pw_recorder *recorder, const ch
 		writer_free(w);
 		return NULL;
 	}
-	if (w)
+	if (w) {
 		w->rec = recorder;
+		w->store = store;
+	}
 	return w;
 }
 
@@ -237,6 +257,51 @@ int pw_disk_writer_start(struct pw_disk_writer *w)
 	pthread_setname_np(w->thread, "pw-writer"); /* for top -H; failure is harmless */
 	w->started = true;
 	return 0;
+}
+
+/* Link rec at the queue's tail if it fits the bound (one always may); false when it does not. */
+static bool enqueue(struct pw_disk_writer *w, struct record *rec, size_t *ret_queued, size_t *ret_bytes)
+{
+	pthread_mutex_lock(&w->lock);
+	bool fits = w->queued == 0 || w->queued_bytes + rec->len <= w->queue_cap;
+	if (fits) {
+		if (w->tail)
+			w->tail->next = rec;
+		else
+			w->head = rec;
+		w->tail = rec;
+		w->queued++;
+		w->queued_bytes += rec->len;
+		atomic_store(&w->rec_waiting, w->queued);
+		pthread_cond_signal(&w->wake);
+	}
+	*ret_queued = w->queued;
+	*ret_bytes = w->queued_bytes;
+	pthread_mutex_unlock(&w->lock);
+	return fits;
+}
+
+void pw_disk_writer_history(struct pw_disk_writer *w, const struct pw_sample *s)
+{
+	size_t len = pw_history_point_size(s->cpu_cap), queued, queued_bytes;
+	struct record *rec;
+	uint64_t suppressed = 0;
+
+	if (!w || !w->store)
+		return;
+	if ((rec = malloc(sizeof(*rec) + len))) {
+		*rec = (struct record){.point = true, .now_ns = s->mono_ns, .len = len};
+		pw_history_point_from(s, (void *)rec->bytes);
+		if (enqueue(w, rec, &queued, &queued_bytes))
+			return;
+	}
+	free(rec);
+	uint64_t dropped = atomic_fetch_add(&w->store_queue_dropped, 1) + 1;
+	if (pw_ratelimit_allow(&w->behind_store, s->mono_ns, &suppressed))
+		pw_log(LOG_WARNING,
+		       "history store: the disk writer is behind (the disk is slow or hangs): %" PRIu64
+		       " points not stored so far; they stay in memory for --history; detection goes on",
+		       dropped);
 }
 
 void pw_disk_writer_record(struct pw_disk_writer *w, const struct pw_sample *s)
@@ -256,23 +321,7 @@ void pw_disk_writer_record(struct pw_disk_writer *w, const struct pw_sample *s)
 	if (r == 0 && (rec = malloc(sizeof(*rec) + len))) {
 		*rec = (struct record){.seq = seq, .now_ns = s->mono_ns, .len = len};
 		memcpy(rec->bytes, buf, len);
-		pthread_mutex_lock(&w->lock);
-		bool fits = w->queued == 0 || w->queued_bytes + len <= w->queue_cap;
-		if (fits) {
-			if (w->tail)
-				w->tail->next = rec;
-			else
-				w->head = rec;
-			w->tail = rec;
-			w->queued++;
-			w->queued_bytes += len;
-			atomic_store(&w->rec_waiting, w->queued);
-			pthread_cond_signal(&w->wake);
-		}
-		queued = w->queued;
-		queued_bytes = w->queued_bytes;
-		pthread_mutex_unlock(&w->lock);
-		if (fits)
+		if (enqueue(w, rec, &queued, &queued_bytes))
 			return;
 		behind = true;
 	}
@@ -337,6 +386,7 @@ void pw_disk_writer_files(const struct pw_disk_writer *cw, int64_t now_ns, struc
 {
 	struct pw_disk_writer *w = (struct pw_disk_writer *)cw; /* atomics only */
 	struct pw_file_stats *b = &ret->file[PW_FILE_BASELINES], *r = &ret->file[PW_FILE_RECORDING];
+	struct pw_file_stats *h = &ret->file[PW_FILE_HISTORY];
 
 	*b = (struct pw_file_stats){.configured = w && w->state_dir};
 	*r = (struct pw_file_stats){.configured = w && w->rec};
@@ -353,6 +403,12 @@ void pw_disk_writer_files(const struct pw_disk_writer *cw, int64_t now_ns, struc
 		r->waiting = atomic_load(&w->rec_waiting);
 		r->blocked_ns = blocked_ns(&w->rec_since, now_ns);
 		r->stuck = r->blocked_ns >= PW_FILE_STUCK_NS;
+	}
+	pw_history_store_stats(w ? w->store : NULL, h);
+	if (h->configured) {
+		h->dropped += atomic_load(&w->store_queue_dropped);
+		h->blocked_ns = blocked_ns(&w->store_since, now_ns);
+		h->stuck = h->blocked_ns >= PW_FILE_STUCK_NS;
 	}
 }
 

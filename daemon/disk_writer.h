@@ -26,13 +26,14 @@
 
 struct pw_disk_writer;
 struct pw_recorder;
+struct pw_history_store;
 
-/* A writer for recorder (NULL: no recording; taken over: the writer closes it, on its thread) and
- * for the baselines in state_dir (NULL: none), snapshots of at most state_size bytes; at most
- * queue_bytes of records wait (one always may). Returns NULL on allocation failure; recorder is
- * then still the caller's. */
-struct pw_disk_writer *pw_disk_writer_new(struct pw_recorder *recorder, const char *state_dir,
-                                          size_t state_size, size_t queue_bytes);
+/* A writer for recorder (NULL: no recording; taken over: the writer closes it, on its thread), for
+ * store (NULL: no history on disk; taken over likewise) and for the baselines in state_dir (NULL: none),
+ * snapshots of at most state_size bytes; at most queue_bytes of records wait (one always may). Returns NULL
+ * on allocation failure; recorder is then still the caller's. */
+struct pw_disk_writer *pw_disk_writer_new(struct pw_recorder *recorder, struct pw_history_store *store,
+                                          const char *state_dir, size_t state_size, size_t queue_bytes);
 
 /* Start its thread; what was handed over before waits until then. Returns 0 or -errno. */
 int pw_disk_writer_start(struct pw_disk_writer *w);
@@ -43,6 +44,10 @@ int pw_disk_writer_start(struct pw_disk_writer *w);
  * logged once a minute) and make the next record a keyframe. No recording: nothing. */
 void pw_disk_writer_record(struct pw_disk_writer *w, const struct pw_sample *s);
 
+/* Queue s's history point for the store, in the same bounded queue as records (a full queue drops
+ * it, counted). No store: nothing. */
+void pw_disk_writer_history(struct pw_disk_writer *w, const struct pw_sample *s);
+
 /* The buffer (state_size bytes) to encode the next baselines snapshot into; the producer's until
  * pw_disk_writer_save. */
 void *pw_disk_writer_state_buffer(struct pw_disk_writer *w);
@@ -52,9 +57,9 @@ void *pw_disk_writer_state_buffer(struct pw_disk_writer *w);
  * replaced (counted as dropped). final: the last one, its failure always logged. */
 void pw_disk_writer_save(struct pw_disk_writer *w, int len, int64_t now_ns, bool final);
 
-/* Any thread: the baselines' and the recording's figures into ret->file[PW_FILE_BASELINES] and
- * [PW_FILE_RECORDING] (the other entries are left alone), blocked_ns and stuck as of now_ns
- * (monotonic). NULL writer: those two not configured. */
+/* Any thread: the baselines', the recording's and the history store's figures into
+ * ret->file[PW_FILE_BASELINES], [PW_FILE_RECORDING] and [PW_FILE_HISTORY] (the other entries are
+ * left alone), blocked_ns and stuck as of now_ns (monotonic). NULL writer: those not configured. */
 void pw_disk_writer_files(const struct pw_disk_writer *w, int64_t now_ns, struct pw_files_stats *ret);
 
 /* Stop: the writer writes what is queued and the last snapshot, closes the recording and ends

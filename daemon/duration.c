@@ -14,7 +14,11 @@ int pw_parse_duration(const char *text, int64_t *ret_ns)
 	static const struct {
 		const char *suffix;
 		int64_t ns;
-	} units[] = {{"ms", NS_PER_MS}, {"s", NS_PER_S}, {"m", 60 * NS_PER_S}, {"h", 3600 * NS_PER_S}};
+	} units[] = {{"ms", NS_PER_MS},
+	             {"s", NS_PER_S},
+	             {"m", 60 * NS_PER_S},
+	             {"h", 3600 * NS_PER_S},
+	             {"d", 86400 * NS_PER_S}};
 	const char *p = text;
 	int64_t total = 0;
 

@@ -6,6 +6,7 @@
 #include "clock.h"
 #include "gzip.h"
 #include "history.h"
+#include "history_store.h"
 #include "http_auth.h"
 #include "http_guard.h"
 #include "http_history.h"
@@ -495,6 +496,14 @@ struct pw_http *pw_http_start(const struct pw_options *opts, const struct pw_sam
 	h->history = pw_http_history_new(sampler, detector_thread, opts->interval_ns, opts->history_ns);
 	if (h->history && detector_thread)
 		pw_http_history_set_transitions(h->history, pw_detector_thread_transitions(detector_thread));
+	if (h->history && opts->state_dir[0]) {
+		char dir[sizeof(opts->state_dir) + 16];
+		pw_history_store_dir(opts->state_dir, dir, sizeof(dir));
+		if (pw_http_history_set_store(h->history, dir) < 0) {
+			pw_http_history_free(h->history);
+			h->history = NULL;
+		}
+	}
 	if (!h->sample || !h->point || !h->history) {
 		http_free(h);
 		return snprintf(err, err_size, "out of memory"), NULL;

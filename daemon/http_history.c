@@ -10,6 +10,7 @@
 #include "history.h"
 #include "history_json.h"
 #include "history_query.h"
+#include "history_store.h"
 #include "outbuf.h"
 
 #include <errno.h>
@@ -26,6 +27,9 @@
  * to libmicrohttpd, freed once sent, and the heap trimmed: the whole hour is asked for rarely (a
  * page's first load), the live updates are small, so keeping the capacity would only keep RSS. */
 #define BIG_BODY_BYTES (256 * 1024)
+/* Points read from the store for one answer: 48 MiB of them (two days of a 2-CPU host at 1 s, a
+ * day of a 16-CPU one). Longer windows wait for the per-minute tier. */
+#define DISK_POINTS_BYTES (48u << 20)
 
 extern const unsigned char pw_ui_page[];
 extern const size_t pw_ui_page_len;
@@ -35,6 +39,7 @@ struct pw_http_history {
 	const struct pw_detector_thread *detector_thread;
 	const struct pw_transitions *log;
 	int64_t interval_ns, history_ns;
+	char *store_dir; /* history on disk, or NULL */
 	struct pw_outbuf body, gz;
 	struct pw_detector_view view;
 	struct pw_sample *sample; /* scratch: the newest sample, for line names */
@@ -68,8 +73,16 @@ void pw_http_history_free(struct pw_http_history *hh)
 		return;
 	pw_outbuf_done(&hh->body);
 	pw_outbuf_done(&hh->gz);
+	free(hh->store_dir);
 	free(hh->sample);
 	free(hh);
+}
+
+int pw_http_history_set_store(struct pw_http_history *hh, const char *dir)
+{
+	free(hh->store_dir);
+	hh->store_dir = dir ? strdup(dir) : NULL;
+	return !dir || hh->store_dir ? 0 : -ENOMEM;
 }
 
 void pw_http_history_set_transitions(struct pw_http_history *hh, const struct pw_transitions *log)
@@ -229,12 +242,49 @@ enum MHD_Result pw_http_history_serve(struct pw_http_history *hh, struct MHD_Con
 	uint64_t want = (uint64_t)((q.until_ns - q.since_ns) / hh->interval_ns);
 	want += want / 64 + 8;
 	uint32_t cap = want < pw_ring_capacity(ring) ? (uint32_t)want : pw_ring_capacity(ring);
-	void *points = malloc((size_t)cap * pw_ring_payload_size(ring));
+	size_t point_size = pw_ring_payload_size(ring);
+	void *points = malloc((size_t)cap * point_size);
 	if (!points)
 		return respond_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+	uint32_t n = pw_history_copy_window(ring, q.since_ns, q.until_ns, points, cap);
+	/* What the ring no longer holds comes from the store: the window up to the ring's oldest (in the
+	 * store's milliseconds, so the ring's oldest point is not read twice). */
+	int64_t ring_from = q.until_ns;
+	if (n) {
+		int64_t oldest = ((const struct pw_history_point *)points)->real_ns;
+		ring_from = (oldest - ((oldest % 1000000) + 1000000) % 1000000) - 1;
+	}
+	if (hh->store_dir && q.since_ns < ring_from) {
+		void *disk = NULL;
+		int got = pw_history_store_read(hh->store_dir, pw_sampler_cpu_cap(hh->sampler), point_size,
+		                                q.since_ns, ring_from, DISK_POINTS_BYTES / point_size, &disk);
+		if (got == -E2BIG) {
+			free(points);
+			snprintf(err, sizeof(err),
+			         "the window holds more than %zu samples on disk: ask for a shorter one "
+			         "(?since=, "
+			         "?until=)",
+			         (size_t)(DISK_POINTS_BYTES / point_size));
+			return respond_error(conn, MHD_HTTP_BAD_REQUEST, err);
+		}
+		if (got > 0) {
+			void *all = realloc(disk, ((size_t)got + n) * point_size);
+			if (!all) {
+				free(disk);
+				free(points);
+				return respond_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+			}
+			memcpy((char *)all + (size_t)got * point_size, points, (size_t)n * point_size);
+			free(points);
+			points = all;
+			n += (uint32_t)got;
+		} else {
+			free(disk);
+		}
+	}
 	w.points = points;
-	w.point_size = pw_ring_payload_size(ring);
-	w.npoints = pw_history_copy_window(ring, q.since_ns, q.until_ns, points, cap);
+	w.point_size = point_size;
+	w.npoints = n;
 	struct pw_irq_line *lines = window_context(hh, &w) ? line_names(hh, &w.nlines) : NULL;
 	w.lines = lines;
 

@@ -22,6 +22,10 @@ void pw_http_history_free(struct pw_http_history *hh); /* accepts NULL */
 /* Take alert transitions from log (borrowed; NULL: only the active alerts' are known). */
 void pw_http_history_set_transitions(struct pw_http_history *hh, const struct pw_transitions *log);
 
+/* Serve what the ring no longer holds from the history store in dir (copied; NULL: none).
+ * Returns 0 or -ENOMEM. */
+int pw_http_history_set_store(struct pw_http_history *hh, const char *dir);
+
 /* MHD's thread: answer GET /history on conn (200, 400 naming what is wrong, 500). */
 enum MHD_Result pw_http_history_serve(struct pw_http_history *hh, struct MHD_Connection *conn);
 

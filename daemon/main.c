@@ -4,6 +4,7 @@
 #include "clock.h"
 #include "collect.h"
 #include "detector_thread.h"
+#include "history_store.h"
 #include "http.h"
 #include "log.h"
 #include "notifier.h"
@@ -175,6 +176,21 @@ static int start_parts(const struct pw_options *opts, struct parts *p, char *err
 			return -1;
 		pw_detector_thread_record(p->detector_thread, recorder); /* its now */
 	}
+	if (opts->state_dir[0]) {
+		char dir[sizeof(opts->state_dir) + 16];
+		struct pw_history_store *store;
+		pw_history_store_dir(opts->state_dir, dir, sizeof(dir));
+		struct pw_history_store_config sc = {
+		        .dir = dir,
+		        .interval_ns = opts->interval_ns,
+		        .cpu_cap = pw_collector_cpu_cap(p->collector),
+		        .retention_ns = opts->retention_ns,
+		        .retention_size = opts->retention_size,
+		};
+		if (!(store = pw_history_store_new(&sc)))
+			return snprintf(err, n, "cannot set up the history store: out of memory"), -1;
+		pw_detector_thread_store(p->detector_thread, store); /* its now */
+	}
 	if (pw_detector_thread_probe(p->detector_thread, opts->procfs, opts->sysfs, opts->interval_ns) < 0)
 		return snprintf(err, n, "cannot set up the alert probes: out of memory"), -1;
 	if (start_notifier(opts, p, err, n) < 0)
@@ -246,6 +262,8 @@ static void log_restart_needed(const struct pw_options *old, const struct pw_opt
 	        {"listen", old->listen_fd < 0 && strcmp(old->listen, new->listen) != 0},
 	        {"interval", old->interval_ns != new->interval_ns},
 	        {"history", old->history_ns != new->history_ns},
+	        {"retention-time", old->retention_ns != new->retention_ns},
+	        {"retention-size", old->retention_size != new->retention_size},
 	        {"procfs", strcmp(old->procfs, new->procfs) != 0},
 	        {"sysfs", strcmp(old->sysfs, new->sysfs) != 0},
 	        {"interrupts-per-cpu", old->interrupts_per_cpu != new->interrupts_per_cpu},

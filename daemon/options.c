@@ -35,6 +35,7 @@ enum opt_kind {
 	OPT_RECEIVER, /* repeatable: each --webhook / --alertmanager adds a receiver */
 	OPT_NAME,     /* a short non-empty text without blanks */
 	OPT_UINT,
+	OPT_BYTES, /* a size: 1GiB, 500MiB, 64KiB, or bytes */
 	OPT_TEXT,
 	OPT_CLI_ONLY
 };
@@ -70,6 +71,10 @@ static const struct opt_def opt_table[] = {
          "keep learned baselines in DIR/baselines across restarts (default: not kept)"},
         {"state-interval", OPT_DURATION, FIELD(state_interval_ns), "DUR",
          "how often baselines are saved to the state dir, and at shutdown (default 60s)"},
+        {"retention-time", OPT_DURATION, FIELD(retention_ns), "DUR",
+         "keep history on disk in STATE_DIR/history this long (default 7d)"},
+        {"retention-size", OPT_BYTES, FIELD(retention_size), "SIZE",
+         "and at most this much of it: oldest files go first (default 1GiB)"},
         /* flight recorder: --replay and --json are a mode of their own, command line only */
         {"record", OPT_PATH, FIELD(record), "FILE",
          "append every sample to FILE, compact, for --replay (default: not recorded)"},
@@ -123,6 +128,8 @@ static void defaults(struct pw_options *o)
 	o->log_level = LOG_INFO;
 	o->alert_for_ns = 30 * NS_PER_S;
 	o->state_interval_ns = 60 * NS_PER_S;
+	o->retention_ns = 7 * 86400 * NS_PER_S;
+	o->retention_size = UINT64_C(1) << 30;
 	if (gethostname(o->instance, sizeof(o->instance)) < 0 || !o->instance[0])
 		snprintf(o->instance, sizeof(o->instance), "localhost");
 	o->instance[sizeof(o->instance) - 1] = '\0';
@@ -219,6 +226,32 @@ static int parse_uint(const char *value, uint32_t *ret)
 	return 0;
 }
 
+/* "1GiB", "500MiB", "64KiB", "4096B" or "4096": binary units, as du and systemd read them. */
+static int parse_bytes(const char *text, uint64_t *ret)
+{
+	static const struct {
+		const char *suffix;
+		unsigned shift;
+	} units[] = {{"", 0},     {"B", 0},  {"K", 10},   {"KiB", 10}, {"M", 20},
+	             {"MiB", 20}, {"G", 30}, {"GiB", 30}, {"T", 40},   {"TiB", 40}};
+	char *end;
+
+	if (!(*text >= '0' && *text <= '9'))
+		return -EINVAL;
+	errno = 0;
+	unsigned long long v = strtoull(text, &end, 10);
+	if (errno)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strcmp(end, units[i].suffix) == 0) {
+			if (v > (UINT64_MAX >> units[i].shift))
+				return -EINVAL;
+			*ret = (uint64_t)v << units[i].shift;
+			return 0;
+		}
+	return -EINVAL;
+}
+
 /* Set one option from its text form; on error writes the reason into why. */
 static int apply(struct pw_options *o, const struct opt_def *def, const char *value, char *why, size_t n)
 {
@@ -267,6 +300,11 @@ static int apply(struct pw_options *o, const struct opt_def *def, const char *va
 	case OPT_UINT:
 		if (parse_uint(value, (uint32_t *)(void *)field) < 0)
 			return snprintf(why, n, "invalid number '%s' (want a whole number)", value), -EINVAL;
+		return 0;
+	case OPT_BYTES:
+		if (parse_bytes(value, (uint64_t *)(void *)field) < 0)
+			return snprintf(why, n, "invalid size '%s' (want e.g. 1GiB, 500MiB, 64KiB)", value),
+			       -EINVAL;
 		return 0;
 	case OPT_TEXT:
 		if (!*value || strlen(value) >= sizeof(o->tls_priorities))
@@ -711,6 +749,10 @@ static int validate(const struct pw_options *o, char *err, size_t n)
 		return snprintf(err, n, "procfs: cannot read %s: %s", path, strerror(errno)), -EINVAL;
 	if (o->state_interval_ns < MIN_INTERVAL_NS)
 		return snprintf(err, n, "state-interval: must be at least 10ms"), -EINVAL;
+	if (o->retention_ns < o->interval_ns)
+		return snprintf(err, n, "retention-time: must be at least one interval"), -EINVAL;
+	if (o->retention_size < (UINT64_C(64) << 10))
+		return snprintf(err, n, "retention-size: must be at least 64KiB"), -EINVAL;
 	if (o->replay_json && !o->replay[0])
 		return snprintf(err, n, "json: only with --replay"), -EINVAL;
 	if (o->state_dir[0] && pw_state_check_dir(o->state_dir, why, sizeof(why)) < 0)

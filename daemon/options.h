@@ -32,6 +32,8 @@ struct pw_options {
 	bool interrupts_per_cpu;
 	char state_dir[1024];               /* where baselines persist; empty: they do not */
 	int64_t state_interval_ns;          /* how often they are saved (and at shutdown) */
+	int64_t retention_ns;               /* history on disk (STATE_DIR/history): kept this long */
+	uint64_t retention_size;            /* and at most this many bytes */
 	int log_level;                      /* syslog priority: LOG_ERR .. LOG_DEBUG */
 	int64_t alert_for_ns;               /* every rule's pending time unless its section sets one */
 	struct pw_detector_config detector; /* warmup, and per-rule settings from [rule.NAME] sections */

@@ -23,6 +23,7 @@ static const char *const names[PW_FILE_COUNT] = {
         [PW_FILE_BASELINES] = "baselines",
         [PW_FILE_NOTIFICATIONS] = "notifications",
         [PW_FILE_RECORDING] = "recording",
+        [PW_FILE_HISTORY] = "history",
 };
 
 const char *pw_own_file_str(enum pw_own_file f)

@@ -13,6 +13,7 @@ enum pw_own_file {
 	PW_FILE_BASELINES,     /* STATE_DIR/baselines */
 	PW_FILE_NOTIFICATIONS, /* STATE_DIR/notifications */
 	PW_FILE_RECORDING,     /* --record FILE */
+	PW_FILE_HISTORY,       /* STATE_DIR/history */
 	PW_FILE_COUNT
 };
 
@@ -37,7 +38,7 @@ struct pw_files_stats {
 	struct pw_file_stats file[PW_FILE_COUNT];
 };
 
-/* The file label value of f: "baselines", "notifications", "recording". */
+/* The file label value of f: "baselines", "notifications", "recording", "history". */
 const char *pw_own_file_str(enum pw_own_file f);
 
 /* Append the families of the configured files (text 0.0.4, or OpenMetrics when om) to out; nothing

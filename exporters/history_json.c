@@ -14,52 +14,18 @@
 #define MAX_LINE_SERIES 16
 #define NS INT64_C(1000000000)
 
-struct signal_def {
-	const char *family, *unit;
-	int decimals;
-	int baseline; /* enum pw_signal, or -1 */
-};
-
-static const struct signal_def defs[PW_HS_COUNT] = {
-        [PW_HS_CPU_USER] = {"cpu", "ratio", 4, PW_SIG_USER},
-        [PW_HS_CPU_SYSTEM] = {"cpu", "ratio", 4, PW_SIG_SYSTEM},
-        [PW_HS_CPU_IOWAIT] = {"cpu", "ratio", 4, PW_SIG_IOWAIT},
-        [PW_HS_CPU_IRQ] = {"cpu", "ratio", 4, PW_SIG_IRQ},
-        [PW_HS_CPU_HARDIRQ] = {"cpu", "ratio", 4, -1},
-        [PW_HS_CPU_SOFTIRQ] = {"cpu", "ratio", 4, -1},
-        [PW_HS_CPU_STEAL] = {"cpu", "ratio", 4, PW_SIG_STEAL},
-        [PW_HS_CPU_IDLE] = {"cpu", "ratio", 4, -1},
-        [PW_HS_BUSY_CPUS] = {"cpu", "count", 2, -1},
-        [PW_HS_RUN_QUEUE] = {"scheduler", "count", 2, PW_SIG_RUN_QUEUE},
-        [PW_HS_INTR] = {"interrupts", "per_second", 2, PW_SIG_INTR_RATE},
-        [PW_HS_LINE] = {"interrupts", "per_second", 2, -1},
-        [PW_HS_SOFTIRQS] = {"softirqs", "per_second", 2, -1},
-        [PW_HS_SOFTIRQ_TYPE] = {"softirqs", "per_second", 2, -1},
-        [PW_HS_CTXT] = {"scheduler", "per_second", 2, PW_SIG_CTXT_RATE},
-        [PW_HS_SWAP_IN] = {"memory", "pages_per_second", 2, PW_SIG_SWAP_IN},
-        [PW_HS_SWAP_OUT] = {"memory", "pages_per_second", 2, PW_SIG_SWAP_OUT},
-        [PW_HS_MAJOR_FAULTS] = {"memory", "per_second", 2, PW_SIG_MAJOR_FAULTS},
-        [PW_HS_MEM_AVAILABLE] = {"memory", "bytes", 0, -1},
-        [PW_HS_PAGE_CACHE] = {"memory", "bytes", 0, -1},
-        [PW_HS_PSI_CPU] = {"pressure", "percent", 2, PW_SIG_PSI_CPU},
-        [PW_HS_PSI_MEMORY] = {"pressure", "percent", 2, PW_SIG_PSI_MEMORY},
-        [PW_HS_PSI_IO] = {"pressure", "percent", 2, PW_SIG_PSI_IO},
-        [PW_HS_PSI_IRQ] = {"pressure", "percent", 2, -1},
-        [PW_HS_PERCPU_BUSY] = {"per_cpu", "ratio", 4, -1},
-        [PW_HS_PERCPU_USER] = {"per_cpu", "ratio", 4, -1},
-        [PW_HS_PERCPU_SYSTEM] = {"per_cpu", "ratio", 4, -1},
-        [PW_HS_PERCPU_IRQ] = {"per_cpu", "ratio", 4, -1},
-        [PW_HS_PERCPU_IOWAIT] = {"per_cpu", "ratio", 4, -1},
-        [PW_HS_PERCPU_FREQ] = {"frequency", "hertz", 0, -1},
-        [PW_HS_PERCPU_FREQ_RATIO] = {"frequency", "ratio", 4, -1},
-};
-
 /* One column: a signal, and which CPU, line or softirq type. */
 struct series {
-	enum pw_history_signal sig;
-	uint32_t inst;             /* CPU id or softirq type */
-	char irq[PW_IRQ_NAME_MAX]; /* PW_HS_LINE */
-	char key[80];              /* "percpu_busy_ratio.cpu3": the CSV column, the page's handle */
+	struct pw_history_series id;
+	char key[80]; /* "percpu_busy_ratio.cpu3": the CSV column, the page's handle */
+};
+
+/* One entry of every column: the points [first, end) of the window (one point, or a step's), or a
+ * gap (first == end): null values where the daemon was not running, so a chart breaks its line
+ * instead of joining two runs. */
+struct row {
+	uint32_t first, end;
+	int64_t time_ns;
 };
 
 struct render {
@@ -68,8 +34,9 @@ struct render {
 	const struct pw_history_window *w;
 	struct series *series;
 	uint32_t nseries;
-	uint32_t *bucket; /* [nbuckets + 1]: first point of each step; NULL without steps */
-	uint32_t nbuckets;
+	struct row *rows; /* what each column holds, in order: points or steps, and gaps */
+	uint32_t nrows;
+	bool agg; /* rows are steps: mean, min, max */
 };
 
 static const struct pw_history_point *point(const struct pw_history_window *w, uint32_t i)
@@ -78,110 +45,15 @@ static const struct pw_history_point *point(const struct pw_history_window *w, u
 	                                                       (size_t)i * w->point_size);
 }
 
-static double share(uint16_t v)
-{
-	return v == PW_HISTORY_UNKNOWN ? NAN : v / 10000.0;
-}
-
-static double share2(uint16_t a, uint16_t b)
-{
-	return a == PW_HISTORY_UNKNOWN || b == PW_HISTORY_UNKNOWN ? NAN : (a + b) / 10000.0;
-}
-
-static double psi(uint16_t v)
-{
-	return v == PW_HISTORY_UNKNOWN ? NAN : v / 100.0;
-}
-
-static double kb_bytes(uint64_t kb)
-{
-	return kb == UINT64_MAX ? NAN : (double)kb * 1024.0;
-}
-
-static double line_rate(const struct pw_history_point *p, const char *irq)
-{
-	for (int k = 0; k < PW_HISTORY_LINES; k++)
-		if (p->lines[k].irq[0] && strncmp(p->lines[k].irq, irq, PW_IRQ_NAME_MAX) == 0)
-			return p->lines[k].rate;
-	return NAN;
-}
-
-static double percpu(const struct series *se, const struct pw_history_point *p)
-{
-	if (se->inst >= p->ncpu)
-		return NAN;
-	const struct pw_history_cpu *c = &p->cpus[se->inst];
-	switch (se->sig) {
-	case PW_HS_PERCPU_BUSY:
-		return share(c->busy);
-	case PW_HS_PERCPU_USER:
-		return share(c->user);
-	case PW_HS_PERCPU_SYSTEM:
-		return share(c->system);
-	case PW_HS_PERCPU_IRQ:
-		return share(c->irq);
-	case PW_HS_PERCPU_IOWAIT:
-		return share(c->iowait);
-	case PW_HS_PERCPU_FREQ:
-		return c->avg_mhz ? c->avg_mhz * 1e6 : NAN;
-	default:
-		return share(c->freq_ratio);
-	}
-}
-
 /* The figure of one series at one point, in base units; NAN when unknown. */
 static double value(const struct series *se, const struct pw_history_point *p)
 {
-	const uint16_t *sh = p->share;
-	switch (se->sig) {
-	case PW_HS_CPU_USER:
-		return share2(sh[PW_MODE_USER], sh[PW_MODE_NICE]);
-	case PW_HS_CPU_SYSTEM:
-		return share(sh[PW_MODE_SYSTEM]);
-	case PW_HS_CPU_IOWAIT:
-		return share(sh[PW_MODE_IOWAIT]);
-	case PW_HS_CPU_IRQ:
-		return share2(sh[PW_MODE_IRQ], sh[PW_MODE_SOFTIRQ]);
-	case PW_HS_CPU_HARDIRQ:
-		return share(sh[PW_MODE_IRQ]);
-	case PW_HS_CPU_SOFTIRQ:
-		return share(sh[PW_MODE_SOFTIRQ]);
-	case PW_HS_CPU_STEAL:
-		return share(sh[PW_MODE_STEAL]);
-	case PW_HS_CPU_IDLE:
-		return share(sh[PW_MODE_IDLE]);
-	case PW_HS_BUSY_CPUS:
-		return sh[PW_MODE_IDLE] == PW_HISTORY_UNKNOWN ? NAN : p->busy_cpus;
-	case PW_HS_RUN_QUEUE:
-		return p->procs_running == UINT32_MAX ? NAN : p->procs_running;
-	case PW_HS_INTR:
-		return p->intr_rate;
-	case PW_HS_LINE:
-		return line_rate(p, se->irq);
-	case PW_HS_SOFTIRQS:
-		return p->softirq_rate;
-	case PW_HS_SOFTIRQ_TYPE:
-		return p->softirq_type_rate[se->inst];
-	case PW_HS_CTXT:
-		return p->ctxt_rate;
-	case PW_HS_SWAP_IN:
-		return p->swap_in_rate;
-	case PW_HS_SWAP_OUT:
-		return p->swap_out_rate;
-	case PW_HS_MAJOR_FAULTS:
-		return p->major_fault_rate;
-	case PW_HS_MEM_AVAILABLE:
-		return kb_bytes(p->mem_available_kb);
-	case PW_HS_PAGE_CACHE:
-		return kb_bytes(p->cached_kb);
-	case PW_HS_PSI_CPU:
-	case PW_HS_PSI_MEMORY:
-	case PW_HS_PSI_IO:
-	case PW_HS_PSI_IRQ:
-		return psi(p->psi_some_avg10[se->sig - PW_HS_PSI_CPU]);
-	default:
-		return percpu(se, p);
-	}
+	return pw_history_series_get(&se->id, p);
+}
+
+static int decimals(const struct series *se)
+{
+	return pw_history_signal_def(se->id.signal)->decimals;
 }
 
 /* value rounded to decimals places, trailing zeros dropped; null when unknown. */
@@ -238,7 +110,7 @@ static bool selected(const struct render *r, enum pw_history_signal s)
 
 static void key_of(struct series *se, const char *suffix)
 {
-	const char *name = pw_history_signal_name(se->sig);
+	const char *name = pw_history_signal_name(se->id.signal);
 	if (!suffix)
 		snprintf(se->key, sizeof(se->key), "%s", name);
 	else
@@ -296,10 +168,10 @@ static int plan_series(struct render *r)
 		                                           : 1;
 		for (uint32_t i = 0; i < count; i++) {
 			struct series *se = &r->series[r->nseries++];
-			se->sig = s;
-			se->inst = i;
+			se->id.signal = s;
+			se->id.inst = i;
 			if (s == PW_HS_LINE) {
-				memcpy(se->irq, lines[i], PW_IRQ_NAME_MAX);
+				memcpy(se->id.irq, lines[i], PW_IRQ_NAME_MAX);
 				snprintf(suffix, sizeof(suffix), "irq%.*s", PW_IRQ_NAME_MAX, lines[i]);
 			} else if (s == PW_HS_SOFTIRQ_TYPE) {
 				snprintf(suffix, sizeof(suffix), "%s", pw_softirq_name(i));
@@ -324,36 +196,64 @@ static bool aggregated(const struct render *r)
 	return r->q->step_ns > r->w->interval_ns;
 }
 
-static int plan_buckets(struct render *r)
+static bool add_row(struct render *r, uint32_t cap, uint32_t first, uint32_t end, int64_t time_ns)
 {
-	free(r->bucket);
-	r->bucket = NULL;
-	r->nbuckets = r->w->npoints;
-	if (!aggregated(r))
-		return 0;
-	if (!(r->bucket = malloc(((size_t)r->w->npoints + 1) * sizeof(*r->bucket))))
+	if (r->nrows == cap)
+		return false;
+	r->rows[r->nrows++] = (struct row){first, end, time_ns};
+	return true;
+}
+
+/* A point that does not continue the one before: a new run of the daemon, or missed samples. */
+static bool gap_before(const struct render *r, uint32_t i)
+{
+	if (i == 0)
+		return false;
+	const struct pw_history_point *p = point(r->w, i), *prev = point(r->w, i - 1);
+	return (p->flags & PW_HISTORY_RUN_START) || p->real_ns - prev->real_ns > r->w->interval_ns * 5 / 2;
+}
+
+static int plan_rows(struct render *r)
+{
+	uint32_t n = r->w->npoints, cap = n * 2 + 1;
+	int64_t step = r->q->step_ns, prev = 0;
+
+	free(r->rows);
+	r->nrows = 0;
+	r->agg = aggregated(r);
+	if (!(r->rows = malloc((size_t)cap * sizeof(*r->rows))))
 		return -ENOMEM;
-	r->nbuckets = 0;
-	int64_t prev = 0;
-	for (uint32_t i = 0; i < r->w->npoints; i++) {
-		int64_t b = floor_div(point(r->w, i)->real_ns, r->q->step_ns);
-		if (i == 0 || b != prev)
-			r->bucket[r->nbuckets++] = i;
+	for (uint32_t i = 0; i < n; i++) {
+		int64_t t = point(r->w, i)->real_ns;
+		if (!r->agg) {
+			if (gap_before(r, i))
+				add_row(r, cap, i, i, point(r->w, i - 1)->real_ns + r->w->interval_ns);
+			add_row(r, cap, i, i + 1, t);
+			continue;
+		}
+		int64_t b = floor_div(t, step);
+		if (i > 0 && b == prev) {
+			r->rows[r->nrows - 1].end = i + 1;
+			continue;
+		}
+		/* Steps with no point between two that have some: one null step marks the hole. */
+		if (i > 0 && b > prev + 1)
+			add_row(r, cap, i, i, (prev + 1) * step);
+		add_row(r, cap, i, i + 1, b * step);
 		prev = b;
 	}
-	r->bucket[r->nbuckets] = r->w->npoints;
 	return 0;
 }
 
 static size_t cells(const struct render *r)
 {
-	return (size_t)r->nseries * r->nbuckets * (aggregated(r) ? 3 : 1);
+	return (size_t)r->nseries * r->nrows * (r->agg ? 3 : 1);
 }
 
 /* Keep the answer under PW_HISTORY_MAX_VALUES: refuse a client's step, coarsen our default. */
 static int fit(struct render *r, struct pw_history_query *q, char *err, size_t err_size)
 {
-	int e = plan_buckets(r);
+	int e = plan_rows(r);
 	if (e < 0 || cells(r) <= PW_HISTORY_MAX_VALUES)
 		return e;
 	if (q->step_given)
@@ -367,7 +267,7 @@ static int fit(struct render *r, struct pw_history_query *q, char *err, size_t e
 	while (cells(r) > PW_HISTORY_MAX_VALUES && step < span) {
 		step *= 2;
 		q->step_ns = step;
-		if ((e = plan_buckets(r)) < 0)
+		if ((e = plan_rows(r)) < 0)
 			return e;
 	}
 	return 0;
@@ -380,18 +280,12 @@ static int64_t ms(int64_t ns)
 	return floor_div(ns, 1000000);
 }
 
-static int64_t bucket_time(const struct render *r, uint32_t b)
-{
-	int64_t t = point(r->w, r->bucket ? r->bucket[b] : b)->real_ns;
-	return r->bucket ? floor_div(t, r->q->step_ns) * r->q->step_ns : t;
-}
-
-/* mean, min and max of a series over bucket b's points; NAN when none had the figure. */
-static void stats(const struct render *r, const struct series *se, uint32_t b, double ret[3])
+/* mean, min and max of a series over row k's points; NAN when none had the figure. */
+static void stats(const struct render *r, const struct series *se, uint32_t k, double ret[3])
 {
 	double sum = 0, lo = INFINITY, hi = -INFINITY;
 	uint32_t n = 0;
-	for (uint32_t i = r->bucket[b]; i < r->bucket[b + 1]; i++) {
+	for (uint32_t i = r->rows[k].first; i < r->rows[k].end; i++) {
 		double v = value(se, point(r->w, i));
 		if (!isfinite(v))
 			continue;
@@ -405,21 +299,26 @@ static void stats(const struct render *r, const struct series *se, uint32_t b, d
 	ret[2] = n ? hi : NAN;
 }
 
+/* The value of a series in row k: the point's, or (which) the step's mean, min or max. */
+static double row_value(const struct render *r, const struct series *se, uint32_t k, int which)
+{
+	double st[3];
+	if (r->rows[k].first == r->rows[k].end)
+		return NAN;
+	if (!r->agg)
+		return value(se, point(r->w, r->rows[k].first));
+	stats(r, se, k, st);
+	return st[which];
+}
+
 static void json_column(struct render *r, const struct series *se, int which)
 {
-	int dec = defs[se->sig].decimals;
+	int dec = decimals(se);
 	pw_outbuf_putc(r->out, '[');
-	for (uint32_t b = 0; b < r->nbuckets; b++) {
-		double v, st[3];
-		if (b)
+	for (uint32_t k = 0; k < r->nrows; k++) {
+		if (k)
 			pw_outbuf_putc(r->out, ',');
-		if (r->bucket) {
-			stats(r, se, b, st);
-			v = st[which];
-		} else {
-			v = value(se, point(r->w, b));
-		}
-		put_fixed(r->out, v, r->bucket && which == 0 && dec < 2 ? 2 : dec);
+		put_fixed(r->out, row_value(r, se, k, which), r->agg && which == 0 && dec < 2 ? 2 : dec);
 	}
 	pw_outbuf_putc(r->out, ']');
 }
@@ -436,28 +335,28 @@ static void json_labels(struct render *r, const struct series *se)
 {
 	struct pw_outbuf *out = r->out;
 	pw_outbuf_puts(out, ",\"labels\":{");
-	if (se->sig == PW_HS_LINE) {
+	if (se->id.signal == PW_HS_LINE) {
 		char irq[PW_IRQ_NAME_MAX + 1];
-		snprintf(irq, sizeof(irq), "%.*s", PW_IRQ_NAME_MAX, se->irq);
+		snprintf(irq, sizeof(irq), "%.*s", PW_IRQ_NAME_MAX, se->id.irq);
 		pw_outbuf_puts(out, "\"irq\":");
 		put_json_string(out, irq);
 		pw_outbuf_puts(out, ",\"device\":");
 		put_json_string(out, device_of(r->w, irq));
-	} else if (se->sig == PW_HS_SOFTIRQ_TYPE) {
-		pw_outbuf_printf(out, "\"type\":\"%s\"", pw_softirq_name(se->inst));
-	} else if (se->sig >= PW_HS_PERCPU_BUSY) {
-		pw_outbuf_printf(out, "\"cpu\":\"%u\"", se->inst);
+	} else if (se->id.signal == PW_HS_SOFTIRQ_TYPE) {
+		pw_outbuf_printf(out, "\"type\":\"%s\"", pw_softirq_name(se->id.inst));
+	} else if (se->id.signal >= PW_HS_PERCPU_BUSY) {
+		pw_outbuf_printf(out, "\"cpu\":\"%u\"", se->id.inst);
 	}
 	pw_outbuf_putc(out, '}');
 }
 
 static void json_baseline(struct render *r, const struct series *se)
 {
-	int sig = defs[se->sig].baseline;
+	int sig = pw_history_signal_def(se->id.signal)->baseline;
 	if (sig < 0 || !r->w->baselines || r->w->baselines[sig].learned_s <= 0)
 		return;
 	const struct pw_baseline *b = &r->w->baselines[sig];
-	int dec = defs[se->sig].decimals + 2;
+	int dec = decimals(se) + 2;
 	pw_outbuf_puts(r->out, ",\"baseline\":{\"mean\":");
 	put_fixed(r->out, b->mean, dec > 4 ? 4 : dec);
 	pw_outbuf_puts(r->out, ",\"spread\":");
@@ -468,13 +367,13 @@ static void json_baseline(struct render *r, const struct series *se)
 static void json_series(struct render *r, const struct series *se)
 {
 	struct pw_outbuf *out = r->out;
-	const struct signal_def *d = &defs[se->sig];
+	const struct pw_history_signal_def *d = pw_history_signal_def(se->id.signal);
 
 	pw_outbuf_printf(out, "{\"key\":\"%s\",\"name\":\"%s\",\"family\":\"%s\",\"unit\":\"%s\"", se->key,
-	                 pw_history_signal_name(se->sig), d->family, d->unit);
+	                 d->name, d->family, d->unit);
 	json_labels(r, se);
 	json_baseline(r, se);
-	if (r->bucket) {
+	if (r->agg) {
 		static const char *const names[3] = {"mean", "min", "max"};
 		for (int k = 0; k < 3; k++) {
 			pw_outbuf_printf(out, ",\"%s\":", names[k]);
@@ -522,14 +421,13 @@ static void render_json(struct render *r)
 	        out,
 	        "{\"interval_seconds\":%.3f,\"step_seconds\":%.3f,\"aggregated\":%s,\"since_ms\":%lld,"
 	        "\"until_ms\":%lld,\"now_ms\":%lld,\"points\":%u,\"warm\":%s,\"time_ms\":[",
-	        (double)r->w->interval_ns / 1e9,
-	        (double)(r->bucket ? r->q->step_ns : r->w->interval_ns) / 1e9, r->bucket ? "true" : "false",
-	        (long long)ms(r->q->since_ns), (long long)ms(r->q->until_ns),
-	        (long long)ms(r->w->now_real_ns), r->nbuckets, r->w->warm ? "true" : "false");
-	for (uint32_t b = 0; b < r->nbuckets; b++) {
-		if (b)
+	        (double)r->w->interval_ns / 1e9, (double)(r->agg ? r->q->step_ns : r->w->interval_ns) / 1e9,
+	        r->agg ? "true" : "false", (long long)ms(r->q->since_ns), (long long)ms(r->q->until_ns),
+	        (long long)ms(r->w->now_real_ns), r->nrows, r->w->warm ? "true" : "false");
+	for (uint32_t k = 0; k < r->nrows; k++) {
+		if (k)
 			pw_outbuf_putc(out, ',');
-		pw_outbuf_printf(out, "%lld", (long long)ms(bucket_time(r, b)));
+		pw_outbuf_printf(out, "%lld", (long long)ms(r->rows[k].time_ns));
 	}
 	pw_outbuf_puts(out, "],\"signals\":[");
 	for (uint32_t s = 0; s < r->nseries; s++) {
@@ -559,31 +457,23 @@ static void render_csv(struct render *r)
 	struct pw_outbuf *out = r->out;
 	pw_outbuf_puts(out, "time");
 	for (uint32_t s = 0; s < r->nseries; s++) {
-		if (r->bucket)
+		if (r->agg)
 			pw_outbuf_printf(out, ",%s:mean,%s:min,%s:max", r->series[s].key, r->series[s].key,
 			                 r->series[s].key);
 		else
 			pw_outbuf_printf(out, ",%s", r->series[s].key);
 	}
 	pw_outbuf_putc(out, '\n');
-	for (uint32_t b = 0; b < r->nbuckets; b++) {
-		csv_time(out, bucket_time(r, b));
+	for (uint32_t row = 0; row < r->nrows; row++) {
+		csv_time(out, r->rows[row].time_ns);
 		for (uint32_t s = 0; s < r->nseries; s++) {
 			const struct series *se = &r->series[s];
-			int dec = defs[se->sig].decimals;
-			double st[3];
-			if (!r->bucket) {
+			int dec = decimals(se);
+			for (int k = 0; k < (r->agg ? 3 : 1); k++) {
+				double v = row_value(r, se, row, k);
 				pw_outbuf_putc(out, ',');
-				double v = value(se, point(r->w, b));
 				if (isfinite(v))
-					put_fixed(out, v, dec);
-				continue;
-			}
-			stats(r, se, b, st);
-			for (int k = 0; k < 3; k++) {
-				pw_outbuf_putc(out, ',');
-				if (isfinite(st[k]))
-					put_fixed(out, st[k], k == 0 && dec < 2 ? 2 : dec);
+					put_fixed(out, v, r->agg && k == 0 && dec < 2 ? 2 : dec);
 			}
 		}
 		pw_outbuf_putc(out, '\n');
@@ -610,6 +500,6 @@ int pw_history_render(struct pw_outbuf *out, struct pw_history_query *q, const s
 	if (e == -ENOMEM)
 		snprintf(err, err_size, "out of memory");
 	free(r.series);
-	free(r.bucket);
+	free(r.rows);
 	return e;
 }

@@ -1,4 +1,4 @@
-/* history_query.c — GET /history's arguments into a query; the signal catalog's names. */
+/* history_query.c — GET /history's arguments into a query. */
 #define _GNU_SOURCE /* timegm */
 #include "history_query.h"
 
@@ -11,55 +11,6 @@
 
 #define NS INT64_C(1000000000)
 #define MAX_STEP_NS (24 * 3600 * NS)
-
-static const char *const signal_names[PW_HS_COUNT] = {
-        [PW_HS_CPU_USER] = "cpu_user_ratio",
-        [PW_HS_CPU_SYSTEM] = "cpu_system_ratio",
-        [PW_HS_CPU_IOWAIT] = "cpu_iowait_ratio",
-        [PW_HS_CPU_IRQ] = "cpu_irq_ratio",
-        [PW_HS_CPU_HARDIRQ] = "cpu_hardirq_ratio",
-        [PW_HS_CPU_SOFTIRQ] = "cpu_softirq_ratio",
-        [PW_HS_CPU_STEAL] = "cpu_steal_ratio",
-        [PW_HS_CPU_IDLE] = "cpu_idle_ratio",
-        [PW_HS_BUSY_CPUS] = "busy_cpus",
-        [PW_HS_RUN_QUEUE] = "run_queue",
-        [PW_HS_INTR] = "interrupts_per_second",
-        [PW_HS_LINE] = "interrupt_line_per_second",
-        [PW_HS_SOFTIRQS] = "softirqs_per_second",
-        [PW_HS_SOFTIRQ_TYPE] = "softirq_type_per_second",
-        [PW_HS_CTXT] = "context_switches_per_second",
-        [PW_HS_SWAP_IN] = "swap_in_pages_per_second",
-        [PW_HS_SWAP_OUT] = "swap_out_pages_per_second",
-        [PW_HS_MAJOR_FAULTS] = "major_faults_per_second",
-        [PW_HS_MEM_AVAILABLE] = "memory_available_bytes",
-        [PW_HS_PAGE_CACHE] = "page_cache_bytes",
-        [PW_HS_PSI_CPU] = "pressure_cpu_some_percent",
-        [PW_HS_PSI_MEMORY] = "pressure_memory_some_percent",
-        [PW_HS_PSI_IO] = "pressure_io_some_percent",
-        [PW_HS_PSI_IRQ] = "pressure_irq_some_percent",
-        [PW_HS_PERCPU_BUSY] = "percpu_busy_ratio",
-        [PW_HS_PERCPU_USER] = "percpu_user_ratio",
-        [PW_HS_PERCPU_SYSTEM] = "percpu_system_ratio",
-        [PW_HS_PERCPU_IRQ] = "percpu_irq_ratio",
-        [PW_HS_PERCPU_IOWAIT] = "percpu_iowait_ratio",
-        [PW_HS_PERCPU_FREQ] = "percpu_frequency_hertz",
-        [PW_HS_PERCPU_FREQ_RATIO] = "percpu_frequency_ratio",
-};
-
-_Static_assert(PW_HS_COUNT <= 64, "signals are a 64-bit set");
-
-const char *pw_history_signal_name(enum pw_history_signal signal)
-{
-	return (unsigned)signal < PW_HS_COUNT ? signal_names[signal] : NULL;
-}
-
-int pw_history_signal_parse(const char *name, size_t len)
-{
-	for (int i = 0; i < PW_HS_COUNT; i++)
-		if (strlen(signal_names[i]) == len && memcmp(signal_names[i], name, len) == 0)
-			return i;
-	return -1;
-}
 
 int pw_history_parse_duration(const char *text, int64_t *ret_ns)
 {

@@ -1,8 +1,7 @@
 /* history_query.h — the query of GET /history: which window, which step, which signals, which
  * format; parsed from the request's arguments, every mistake named in one sentence for a 400.
  *
- * Pure: "now" is a parameter. The signal catalog (names, docs/history.md) lives here too, since
- * ?signals= is checked against it. */
+ * Pure: "now" is a parameter. ?signals= is checked against lib's signal table (history_signals.h). */
 #ifndef PW_HISTORY_QUERY_H
 #define PW_HISTORY_QUERY_H
 
@@ -10,45 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Every signal /history serves; some have one series per CPU, line, softirq type. */
-enum pw_history_signal {
-	PW_HS_CPU_USER, /* host shares, 0..1 */
-	PW_HS_CPU_SYSTEM,
-	PW_HS_CPU_IOWAIT,
-	PW_HS_CPU_IRQ, /* irq + softirq */
-	PW_HS_CPU_HARDIRQ,
-	PW_HS_CPU_SOFTIRQ,
-	PW_HS_CPU_STEAL,
-	PW_HS_CPU_IDLE,
-	PW_HS_BUSY_CPUS,
-	PW_HS_RUN_QUEUE,
-	PW_HS_INTR,
-	PW_HS_LINE, /* per busiest line */
-	PW_HS_SOFTIRQS,
-	PW_HS_SOFTIRQ_TYPE, /* per softirq type */
-	PW_HS_CTXT,
-	PW_HS_SWAP_IN,
-	PW_HS_SWAP_OUT,
-	PW_HS_MAJOR_FAULTS,
-	PW_HS_MEM_AVAILABLE,
-	PW_HS_PAGE_CACHE,
-	PW_HS_PSI_CPU,
-	PW_HS_PSI_MEMORY,
-	PW_HS_PSI_IO,
-	PW_HS_PSI_IRQ,
-	PW_HS_PERCPU_BUSY, /* per CPU */
-	PW_HS_PERCPU_USER,
-	PW_HS_PERCPU_SYSTEM,
-	PW_HS_PERCPU_IRQ,
-	PW_HS_PERCPU_IOWAIT,
-	PW_HS_PERCPU_FREQ,
-	PW_HS_PERCPU_FREQ_RATIO,
-	PW_HS_COUNT
-};
-
-/* "cpu_user_ratio", ...; NULL outside the enum. Parse: the enum or -1. */
-const char *pw_history_signal_name(enum pw_history_signal signal);
-int pw_history_signal_parse(const char *name, size_t len);
+#include "history_signals.h"
 
 enum pw_history_format { PW_HISTORY_JSON, PW_HISTORY_CSV };
 

@@ -100,7 +100,7 @@ void pw_history_point_from(const struct pw_sample *s, struct pw_history_point *r
 	                         ? s->meminfo.kb[PW_MEM_CACHED]
 	                         : UINT64_MAX;
 	ret->procs_running = pw_sample_has(s, PW_SRC_STAT) ? (uint32_t)s->stat.procs_running : UINT32_MAX;
-	ret->reserved = 0;
+	ret->flags = s->seq == 1 ? PW_HISTORY_RUN_START : 0;
 	for (int t = 0; t < PW_SOFTIRQ_COUNT; t++)
 		ret->softirq_type_rate[t] = rates ? d->softirq_rate[t] : NAN;
 	reduce_lines(s, rates, ret);

@@ -10,6 +10,8 @@
 #include "sample.h"
 
 #define PW_HISTORY_UNKNOWN UINT16_MAX /* a share or ratio that was not derived */
+/* The first point of a daemon run: history shows a gap before it, never a line from the run before. */
+#define PW_HISTORY_RUN_START 1u
 
 struct pw_history_cpu {
 	uint16_t busy, user, system, irq, iowait; /* shares in 1/10000; irq = irq + softirq */
@@ -34,10 +36,10 @@ struct pw_history_point {
 	uint16_t psi_some_avg10[PW_PSI_COUNT];    /* hundredths of a percent, or PW_HISTORY_UNKNOWN */
 	float intr_rate, ctxt_rate, softirq_rate; /* per second, NAN when unknown */
 	float swap_in_rate, swap_out_rate, major_fault_rate;
-	uint64_t mem_available_kb; /* UINT64_MAX when MemAvailable is absent */
-	uint64_t cached_kb;        /* page cache (meminfo Cached); UINT64_MAX when absent */
-	uint32_t procs_running;    /* UINT32_MAX when unknown */
-	uint32_t reserved;
+	uint64_t mem_available_kb;                 /* UINT64_MAX when MemAvailable is absent */
+	uint64_t cached_kb;                        /* page cache (meminfo Cached); UINT64_MAX when absent */
+	uint32_t procs_running;                    /* UINT32_MAX when unknown */
+	uint32_t flags;                            /* PW_HISTORY_RUN_START */
 	float softirq_type_rate[PW_SOFTIRQ_COUNT]; /* per second, NAN when unknown */
 	struct pw_history_line lines[PW_HISTORY_LINES];
 	struct pw_history_cpu cpus[]; /* [ncpu] */

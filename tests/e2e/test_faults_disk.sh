@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# perfwatchd's own files on a disk that fails: the state dir (baselines, the notification queue) and
+# perfwatchd's own files on a disk that fails: the state dir (baselines, the notification queue, the
+# history store) and
 # the --record file each on a small tmpfs of their own that (1) fills up, (2) is remounted read-only,
 # (3) has its directory removed while the daemon runs, and (4, the record file) is read-only at the
 # start; (5) a failed queue save is retried by itself. Each time the sampler goes on (perfwatch_samples_total rises, /healthz 200, no deadline
@@ -89,6 +90,7 @@ _logged() {
 		recording) pattern="record $rec: .*$what" ;;
 		baselines) pattern="state file: .*$what.*baselines not saved" ;;
 		notifications) pattern="notifier: cannot save the queue: .*$what" ;;
+		history) pattern="history store $state/history: .*$what" ;;
 		esac
 		n=$(grep -cE "$pattern" "$PW_WORK/$name.log" || true)
 		[ "$n" = 1 ] || pw_fail "$name: $f: $n log lines matching '$pattern', want 1"
@@ -119,7 +121,7 @@ start_daemon() {
 	pw_wait_for 20 "the alert firing" pw_has_metric '^perfwatch_alerts\{alertname="CpuFrequencyLow",alertstate="firing"' ||
 		pw_fail "CpuFrequencyLow did not fire"
 	pw_wait_for 10 "the queue file" test -s "$state/notifications" || pw_fail "no queue file"
-	failing_is 0 baselines notifications recording || pw_fail "failing before any fault: $(pw_get metrics | grep perfwatch_file_write)"
+	failing_is 0 baselines notifications recording history || pw_fail "failing before any fault: $(pw_get metrics | grep perfwatch_file_write)"
 }
 
 # 1. Full: a filler takes every free block of both file systems.
@@ -127,9 +129,9 @@ start_daemon full
 for m in "$state_mnt" "$rec_mnt"; do
 	dd if=/dev/zero of="$m/filler" bs=4k status=none 2>/dev/null || true
 done
-fault full "No space left on device" baselines notifications recording
+fault full "No space left on device" baselines notifications recording history
 rm -f "$state_mnt/filler" "$rec_mnt/filler"
-recovered full baselines notifications recording
+recovered full baselines notifications recording history
 grep -q "record $rec: writing again" "$PW_WORK/full.log" || pw_fail "full: recovery not logged"
 pw_stop "$PW_PID"
 "$PERFWATCHD" --config /dev/null --replay "$rec" >/dev/null 2>"$PW_WORK/full.replay" ||
@@ -144,9 +146,9 @@ remount_ro "$state_mnt"
 if mount -o remount,ro "$rec_mnt" 2>/dev/null; then
 	pw_fail "remounted the recording's file system read-only under an open file (expected EBUSY)"
 fi
-fault ro "Read-only file system" baselines notifications
+fault ro "Read-only file system" baselines notifications history
 mount -o remount,rw "$state_mnt"
-recovered ro baselines notifications
+recovered ro baselines notifications history
 failing_is 0 recording || pw_fail "ro: the recording failed"
 pw_stop "$PW_PID"
 
@@ -155,10 +157,10 @@ pw_stop "$PW_PID"
 # back; the state dir's saves resume once it is back.
 start_daemon gone
 rm -rf "$state" "$(dirname "$rec")"
-fault gone "No such file or directory" baselines notifications recording
+fault gone "No such file or directory" baselines notifications recording history
 grep -q "record $rec: the file was removed or moved away" "$PW_WORK/gone.log" || pw_fail "gone: removal not logged"
 mkdir -p "$state" "$(dirname "$rec")"
-recovered gone baselines notifications recording
+recovered gone baselines notifications recording history
 pw_wait_for 5 "a new recording" test -s "$rec" || pw_fail "no new recording"
 pw_wait_for 5 "baselines saved again" test -s "$state/baselines" || pw_fail "no baselines saved again"
 pw_wait_for 5 "the queue saved again" test -s "$state/notifications" || pw_fail "no queue saved again"

@@ -137,7 +137,7 @@ START_TEST(test_full_queue_drops_then_keyframe)
 		three += len;
 	}
 	pw_rec_encoder_free(enc);
-	struct pw_disk_writer *w = pw_disk_writer_new(open_recording(), NULL, 0, three);
+	struct pw_disk_writer *w = pw_disk_writer_new(open_recording(), NULL, NULL, 0, three);
 	ck_assert_ptr_nonnull(w);
 	/* The writer does not run yet: as if its disk hung. 0-2 fit, 3-9 are dropped. */
 	for (int t = 0; t < 10; t++)
@@ -230,7 +230,7 @@ END_TEST
 
 START_TEST(test_state_latest_wins)
 {
-	struct pw_disk_writer *w = pw_disk_writer_new(NULL, dir, 64, 0);
+	struct pw_disk_writer *w = pw_disk_writer_new(NULL, NULL, dir, 64, 0);
 	struct pw_files_stats fs = {0};
 	char err[256];
 	void *buf, *first;

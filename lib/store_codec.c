@@ -1,0 +1,558 @@
+/* store_codec.c — encode and decode the history store's frames (store_codec.h). */
+#include "store_codec.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+static const unsigned char magic[8] = {'P', 'W', 'H', 'I', 'S', 'T', '\r', '\n'};
+
+/* ---- bytes ---- */
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint32_t crc(const void *buf, size_t len)
+{
+	return (uint32_t)crc32(crc32(0, Z_NULL, 0), buf, (uInt)len);
+}
+
+void pw_store_header_encode(const struct pw_store_header *hdr, void *buf)
+{
+	unsigned char *p = buf;
+	uint64_t interval = (uint64_t)hdr->interval_ns;
+
+	memset(p, 0, PW_STORE_HEADER_SIZE);
+	memcpy(p, magic, sizeof(magic));
+	put32(p + 8, hdr->version);
+	put32(p + 12, hdr->tier);
+	put32(p + 16, (uint32_t)interval);
+	put32(p + 20, (uint32_t)(interval >> 32));
+	put32(p + 28, crc(p, 28));
+}
+
+int pw_store_header_decode(const void *buf, size_t len, struct pw_store_header *ret)
+{
+	const unsigned char *p = buf;
+
+	if (len < PW_STORE_HEADER_SIZE)
+		return -EINVAL;
+	if (memcmp(p, magic, sizeof(magic)) != 0 || get32(p + 28) != crc(p, 28))
+		return -EPROTO;
+	struct pw_store_header h = {
+	        .version = get32(p + 8),
+	        .tier = get32(p + 12),
+	        .interval_ns = (int64_t)((uint64_t)get32(p + 16) | (uint64_t)get32(p + 20) << 32),
+	};
+	*ret = h;
+	return h.version > PW_STORE_VERSION || h.version == 0 ? -EPROTO : 0;
+}
+
+static bool reserve(struct pw_store_buf *b, size_t more)
+{
+	if (b->failed)
+		return false;
+	if (b->len + more <= b->cap)
+		return true;
+	size_t cap = b->cap ? b->cap : 4096;
+	while (cap < b->len + more)
+		cap *= 2;
+	unsigned char *data = realloc(b->data, cap);
+	if (!data)
+		return !(b->failed = true);
+	b->data = data;
+	b->cap = cap;
+	return true;
+}
+
+static void put_bytes(struct pw_store_buf *b, const void *bytes, size_t n)
+{
+	if (reserve(b, n)) {
+		memcpy(b->data + b->len, bytes, n);
+		b->len += n;
+	}
+}
+
+static void put_varint(struct pw_store_buf *b, uint64_t v)
+{
+	unsigned char tmp[10];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	put_bytes(b, tmp, n);
+}
+
+static uint64_t zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static int64_t unzigzag(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+static void put_string(struct pw_store_buf *b, const char *s)
+{
+	size_t n = strnlen(s, PW_STORE_STRING_MAX);
+	put_varint(b, n);
+	put_bytes(b, s, n);
+}
+
+void pw_store_buf_done(struct pw_store_buf *b)
+{
+	free(b->data);
+	*b = (struct pw_store_buf){0};
+}
+
+/* ---- the dictionary ---- */
+
+void pw_store_dict_done(struct pw_store_dict *d)
+{
+	free(d->series);
+	free(d->known);
+	free(d->quantum);
+	*d = (struct pw_store_dict){0};
+}
+
+static int dict_add(struct pw_store_dict *d, const struct pw_history_series *se)
+{
+	if (d->n == d->cap) {
+		uint32_t cap = d->cap ? d->cap * 2 : 64;
+		struct pw_history_series *s = realloc(d->series, cap * sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		d->series = s;
+		d->cap = cap;
+	}
+	d->series[d->n++] = *se;
+	return 0;
+}
+
+static const struct pw_history_point *point_at(const void *points, size_t point_size, uint32_t i)
+{
+	return (const struct pw_history_point *)(const void *)((const char *)points + (size_t)i * point_size);
+}
+
+/* The lines of the points, in order of first appearance. */
+static int add_lines(struct pw_store_dict *d, const void *points, size_t point_size, uint32_t n)
+{
+	uint32_t first = d->n;
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct pw_history_point *p = point_at(points, point_size, i);
+		for (int k = 0; k < PW_HISTORY_LINES; k++) {
+			struct pw_history_series se = {.signal = PW_HS_LINE};
+			if (!p->lines[k].irq[0])
+				continue;
+			memcpy(se.irq, p->lines[k].irq, PW_IRQ_NAME_MAX);
+			se.irq[PW_IRQ_NAME_MAX - 1] = '\0';
+			uint32_t j = first;
+			while (j < d->n && strncmp(d->series[j].irq, se.irq, PW_IRQ_NAME_MAX) != 0)
+				j++;
+			if (j == d->n && dict_add(d, &se) < 0)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+int pw_store_dict_build(struct pw_store_dict *d, const void *points, size_t point_size, uint32_t n)
+{
+	uint32_t ncpu = 0;
+
+	d->n = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (point_at(points, point_size, i)->ncpu > ncpu)
+			ncpu = point_at(points, point_size, i)->ncpu;
+	for (int s = 0; s < PW_HS_COUNT; s++) {
+		enum pw_history_scope scope = pw_history_signal_def(s)->scope;
+		uint32_t count = scope == PW_SCOPE_CPU       ? ncpu
+		                 : scope == PW_SCOPE_SOFTIRQ ? PW_SOFTIRQ_COUNT
+		                                             : 1;
+		if (scope == PW_SCOPE_LINE) {
+			if (add_lines(d, points, point_size, n) < 0)
+				return -ENOMEM;
+			continue;
+		}
+		for (uint32_t i = 0; i < count; i++)
+			if (dict_add(d, &(struct pw_history_series){.signal = s, .inst = i}) < 0)
+				return -ENOMEM;
+	}
+	return 0;
+}
+
+bool pw_store_dict_equal(const struct pw_store_dict *a, const struct pw_store_dict *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (uint32_t i = 0; i < a->n; i++)
+		if (a->series[i].signal != b->series[i].signal || a->series[i].inst != b->series[i].inst ||
+		    strncmp(a->series[i].irq, b->series[i].irq, PW_IRQ_NAME_MAX) != 0)
+			return false;
+	return true;
+}
+
+/* ---- encoding ---- */
+
+static void put_dict(struct pw_store_buf *b, const struct pw_store_dict *d)
+{
+	char label[PW_STORE_STRING_MAX];
+
+	put_varint(b, d->n);
+	for (uint32_t i = 0; i < d->n; i++) {
+		const struct pw_history_signal_def *def = pw_history_signal_def(d->series[i].signal);
+		uint64_t bits;
+		unsigned char q[8];
+		pw_history_series_label(&d->series[i], label, sizeof(label));
+		put_string(b, def->name);
+		put_string(b, label);
+		put_string(b, def->unit);
+		memcpy(&bits, &def->quantum, sizeof(bits));
+		for (int k = 0; k < 8; k++)
+			q[k] = (unsigned char)(bits >> (8 * k));
+		put_bytes(b, q, sizeof(q));
+	}
+}
+
+/* q of a value: the integer it is stored as; false when unknown or beyond what the format keeps. */
+static bool quantize(double v, double quantum, int64_t *ret)
+{
+	double q = nearbyint(v / quantum);
+	if (!isfinite(q) || fabs(q) > 0x1p52)
+		return false;
+	*ret = (int64_t)q;
+	return true;
+}
+
+static void put_points(struct pw_store_buf *b, const struct pw_store_dict *d, const void *points,
+                       size_t point_size, uint32_t n)
+{
+	int64_t prev_ms = 0, prev_delta = 0;
+
+	put_varint(b, n);
+	for (uint32_t i = 0; i < n; i++) {
+		int64_t t = point_at(points, point_size, i)->real_ns / 1000000;
+		int64_t delta = t - prev_ms;
+		put_varint(b, zigzag(i == 0 ? t : delta - prev_delta));
+		prev_delta = i == 0 ? 0 : delta;
+		prev_ms = t;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		put_varint(b, point_at(points, point_size, i)->flags);
+	for (uint32_t s = 0; s < d->n; s++) {
+		double quantum = pw_history_signal_def(d->series[s].signal)->quantum;
+		int64_t prev = 0, q;
+		for (uint32_t i = 0; i < n; i++) {
+			double v = pw_history_series_get(&d->series[s], point_at(points, point_size, i));
+			if (!quantize(v, quantum, &q)) {
+				put_varint(b, 0);
+				continue;
+			}
+			put_varint(b, zigzag(q - prev) + 1);
+			prev = q;
+		}
+	}
+}
+
+static int deflate_into(struct pw_store_buf *out, const struct pw_store_buf *raw)
+{
+	uLongf bound = compressBound((uLong)raw->len);
+	unsigned char len[4];
+
+	put32(len, (uint32_t)raw->len);
+	put_bytes(out, len, sizeof(len));
+	if (!reserve(out, bound))
+		return -ENOMEM;
+	if (compress2(out->data + out->len, &bound, raw->data, (uLong)raw->len, 6) != Z_OK)
+		return -ENOMEM;
+	out->len += bound;
+	return 0;
+}
+
+int pw_store_encode(enum pw_store_frame_type type, const struct pw_store_dict *dict, const void *points,
+                    size_t point_size, uint32_t n, struct pw_store_buf *out)
+{
+	struct pw_store_buf raw = {0};
+	unsigned char frame[PW_STORE_FRAME_SIZE] = {0};
+	size_t start = out->len;
+	int r = 0;
+
+	if (n == 0 || n > PW_STORE_POINTS_MAX || (type != PW_STORE_BLOCK && n != 1))
+		return -EINVAL;
+	put_bytes(out, frame, sizeof(frame));
+	struct pw_store_buf *body = type == PW_STORE_BLOCK ? &raw : out;
+	if (type != PW_STORE_ROW)
+		put_dict(body, dict);
+	put_points(body, dict, points, point_size, n);
+	if (type == PW_STORE_BLOCK)
+		r = raw.failed ? -ENOMEM : deflate_into(out, &raw);
+	pw_store_buf_done(&raw);
+	if (r == 0 && (out->failed || out->len - start - sizeof(frame) > PW_STORE_PAYLOAD_MAX))
+		r = out->failed ? -ENOMEM : -EINVAL;
+	if (r < 0) {
+		out->len = start;
+		return r;
+	}
+	unsigned char *f = out->data + start;
+	size_t payload = out->len - start - sizeof(frame);
+	put32(f, (uint32_t)payload);
+	put32(f + 4, type);
+	put32(f + 8, crc(f + sizeof(frame), payload));
+	put32(f + 12, crc(f, 12));
+	return 0;
+}
+
+/* ---- decoding ---- */
+
+struct pw_store_decoder {
+	struct pw_store_dict dict;
+	bool have_dict;
+	unsigned char *raw; /* inflated payload */
+	size_t raw_cap;
+};
+
+struct pw_store_decoder *pw_store_decoder_new(void)
+{
+	return calloc(1, sizeof(struct pw_store_decoder));
+}
+
+void pw_store_decoder_free(struct pw_store_decoder *dec)
+{
+	if (!dec)
+		return;
+	pw_store_dict_done(&dec->dict);
+	free(dec->raw);
+	free(dec);
+}
+
+void pw_store_decoder_reset(struct pw_store_decoder *dec)
+{
+	dec->have_dict = false;
+}
+
+ssize_t pw_store_frame_length(const void *buf, size_t len, uint32_t *ret_type)
+{
+	const unsigned char *f = buf;
+
+	if (len < PW_STORE_FRAME_SIZE)
+		return 0;
+	uint32_t payload = get32(f), type = get32(f + 4);
+	if (get32(f + 12) != crc(f, 12) || payload > PW_STORE_PAYLOAD_MAX || type < PW_STORE_BLOCK ||
+	    type > PW_STORE_ROW)
+		return -EBADMSG;
+	if (len - PW_STORE_FRAME_SIZE < payload)
+		return 0;
+	if (ret_type)
+		*ret_type = type;
+	return (ssize_t)(PW_STORE_FRAME_SIZE + payload);
+}
+
+struct cursor {
+	const unsigned char *p, *end;
+	bool bad;
+};
+
+static uint64_t get_varint(struct cursor *c)
+{
+	uint64_t v = 0;
+
+	for (int shift = 0; shift < 64; shift += 7) {
+		if (c->p >= c->end)
+			break;
+		unsigned char byte = *c->p++;
+		v |= (uint64_t)(byte & 0x7f) << shift;
+		if (!(byte & 0x80))
+			return v;
+	}
+	c->bad = true;
+	return 0;
+}
+
+static const char *get_string(struct cursor *c, size_t *ret_len)
+{
+	uint64_t n = get_varint(c);
+	if (c->bad || n > PW_STORE_STRING_MAX || n > (uint64_t)(c->end - c->p)) {
+		c->bad = true;
+		return NULL;
+	}
+	const char *s = (const char *)c->p;
+	c->p += n;
+	*ret_len = (size_t)n;
+	return s;
+}
+
+static int grow_dict(struct pw_store_dict *d, uint32_t n)
+{
+	if (n <= d->cap)
+		return 0;
+	struct pw_history_series *s = realloc(d->series, n * sizeof(*s));
+	if (s)
+		d->series = s;
+	int *k = realloc(d->known, n * sizeof(*k));
+	if (k)
+		d->known = k;
+	double *q = realloc(d->quantum, n * sizeof(*q));
+	if (q)
+		d->quantum = q;
+	if (!s || !k || !q)
+		return -ENOMEM;
+	d->cap = n;
+	return 0;
+}
+
+static int get_dict(struct cursor *c, struct pw_store_dict *d)
+{
+	uint64_t n = get_varint(c);
+
+	/* Every series takes at least 11 bytes: a count beyond the payload is a lie, not an allocation. */
+	if (c->bad || n > PW_STORE_SERIES_MAX || n > (uint64_t)(c->end - c->p) / 11)
+		return -EBADMSG;
+	if (grow_dict(d, (uint32_t)n) < 0)
+		return -ENOMEM;
+	d->n = (uint32_t)n;
+	for (uint32_t i = 0; i < d->n; i++) {
+		size_t name_len = 0, label_len = 0, unit_len = 0;
+		const char *name = get_string(c, &name_len), *label = get_string(c, &label_len);
+		get_string(c, &unit_len); /* for people and other readers; the quantum carries the scale */
+		if (c->bad || c->end - c->p < 8)
+			return -EBADMSG;
+		uint64_t bits = 0;
+		for (int k = 0; k < 8; k++)
+			bits |= (uint64_t)c->p[k] << (8 * k);
+		c->p += 8;
+		memcpy(&d->quantum[i], &bits, sizeof(bits));
+		int sig = pw_history_signal_parse(name, name_len);
+		d->known[i] = sig >= 0 && isfinite(d->quantum[i]) && d->quantum[i] > 0 &&
+		              pw_history_series_from_label(sig, label, label_len, &d->series[i]) == 0;
+	}
+	return 0;
+}
+
+static int inflate_payload(struct pw_store_decoder *dec, const unsigned char *payload, size_t len,
+                           size_t *ret_len)
+{
+	if (len < 4)
+		return -EBADMSG;
+	uLongf raw_len = get32(payload);
+	if (raw_len > PW_STORE_PAYLOAD_MAX || raw_len == 0)
+		return -EBADMSG;
+	if (raw_len > dec->raw_cap) {
+		unsigned char *raw = realloc(dec->raw, raw_len);
+		if (!raw)
+			return -ENOMEM;
+		dec->raw = raw;
+		dec->raw_cap = raw_len;
+	}
+	uLongf got = raw_len;
+	if (uncompress(dec->raw, &got, payload + 4, (uLong)(len - 4)) != Z_OK || got != raw_len)
+		return -EBADMSG;
+	*ret_len = raw_len;
+	return 0;
+}
+
+static struct pw_history_point *point_mut(void *points, size_t point_size, uint32_t i)
+{
+	return (struct pw_history_point *)(void *)((char *)points + (size_t)i * point_size);
+}
+
+static int get_points(struct pw_store_decoder *dec, struct cursor *c, void *points, size_t point_size,
+                      uint32_t cpu_cap, uint32_t cap)
+{
+	uint64_t n = get_varint(c);
+	int64_t prev_ms = 0, prev_delta = 0;
+
+	if (c->bad || n == 0 || n > PW_STORE_POINTS_MAX)
+		return -EBADMSG;
+	if (n > cap)
+		return -ENOBUFS;
+	for (uint32_t i = 0; i < n; i++) {
+		int64_t v = unzigzag(get_varint(c)), t;
+		if (c->bad || v > PW_STORE_TIME_MAX_MS || v < -PW_STORE_TIME_MAX_MS)
+			return -EBADMSG;
+		int64_t delta = i == 0 ? 0 : prev_delta + v;
+		t = i == 0 ? v : prev_ms + delta;
+		if (delta > PW_STORE_TIME_MAX_MS || delta < 0 || t > PW_STORE_TIME_MAX_MS ||
+		    t < -PW_STORE_TIME_MAX_MS)
+			return -EBADMSG; /* times only go forward */
+		pw_history_point_unknown(point_mut(points, point_size, i), cpu_cap, t * 1000000);
+		prev_delta = delta;
+		prev_ms = t;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t flags = get_varint(c);
+		if (c->bad || flags > UINT32_MAX)
+			return -EBADMSG;
+		point_mut(points, point_size, i)->flags = (uint32_t)flags;
+	}
+	for (uint32_t s = 0; s < dec->dict.n; s++) {
+		int64_t prev = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			uint64_t token = get_varint(c);
+			if (c->bad)
+				return -EBADMSG;
+			if (token == 0)
+				continue;
+			int64_t delta = unzigzag(token - 1);
+			if (delta > (INT64_C(1) << 53) || delta < -(INT64_C(1) << 53))
+				return -EBADMSG;
+			prev += delta;
+			if (prev > (INT64_C(1) << 53) || prev < -(INT64_C(1) << 53))
+				return -EBADMSG;
+			if (dec->dict.known[s])
+				pw_history_series_set(&dec->dict.series[s], point_mut(points, point_size, i),
+				                      cpu_cap, (double)prev * dec->dict.quantum[s]);
+		}
+	}
+	return c->p == c->end ? (int)n : -EBADMSG;
+}
+
+int pw_store_decode(struct pw_store_decoder *dec, const void *buf, size_t len, void *points,
+                    size_t point_size, uint32_t cpu_cap, uint32_t cap)
+{
+	uint32_t type = 0;
+	ssize_t whole = pw_store_frame_length(buf, len, &type);
+	const unsigned char *payload = (const unsigned char *)buf + PW_STORE_FRAME_SIZE;
+	size_t payload_len;
+	struct cursor c;
+	int r;
+
+	if (whole <= 0)
+		return -EBADMSG;
+	payload_len = (size_t)whole - PW_STORE_FRAME_SIZE;
+	if (get32((const unsigned char *)buf + 8) != crc(payload, payload_len))
+		return -EBADMSG;
+	if (type == PW_STORE_BLOCK) {
+		size_t raw_len = 0;
+		if ((r = inflate_payload(dec, payload, payload_len, &raw_len)) < 0)
+			return r;
+		c = (struct cursor){dec->raw, dec->raw + raw_len, false};
+	} else {
+		c = (struct cursor){payload, payload + payload_len, false};
+	}
+	if (type != PW_STORE_ROW) {
+		dec->have_dict = false;
+		if ((r = get_dict(&c, &dec->dict)) < 0)
+			return r;
+		dec->have_dict = true;
+	} else if (!dec->have_dict) {
+		return -EBADMSG;
+	}
+	if (type != PW_STORE_BLOCK && cap > 1)
+		cap = 1;
+	r = get_points(dec, &c, points, point_size, cpu_cap, cap);
+	return r == -ENOBUFS && type != PW_STORE_BLOCK ? -EBADMSG : r;
+}

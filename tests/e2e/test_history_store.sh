@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# History on disk (--state-dir DIR: DIR/history): (1) the points from before a kill -9 are served
+# after the restart, far more than the in-memory --history holds, with a null point where the daemon
+# was down; kill -9 in a loop while it writes loses at most the last second of each run, never
+# anything older, and no point comes twice; (2) a torn tail and a garbage file are repaired at
+# start, logged, and every point before them still served; (3) retention by time and (4) by size
+# drop the oldest files first; (5) files are 0600 in a 0700 directory. On this host's /proc.
+source "$(dirname "$0")/lib.sh"
+command -v jq >/dev/null || pw_skip "jq not installed"
+
+state="$PW_WORK/state"
+store="$state/history"
+mkdir -p "$state"
+run=(--interval 100ms --history 2s --state-dir "$state")
+
+# points SINCE: "time_ms value" lines of memory_available_bytes (known at every point but gaps).
+points() {
+	pw_get "history?since=$1&signals=memory_available_bytes" |
+		jq -r '.time_ms as $t | .signals[0].values as $v | range($t | length) | "\($t[.]) \($v[.])"'
+}
+now_ms() { date +%s%3N; }
+
+# 1. kill -9 at varied moments, five runs; the sixth serves them all.
+kills=()
+for wait in 1.2 0.7 2.5 0.4 1.6; do
+	pw_start "run$wait" "${run[@]}"
+	sleep "$wait"
+	kill -9 "$PW_PID"
+	wait "$PW_PID" 2>/dev/null || true
+	kills+=("$(now_ms)")
+done
+pw_start final "${run[@]}"
+pw_wait_for 5 "the head recovered" grep -q "recovered [0-9]* points the last run had not put in a block" "$PW_WORK/final.log" ||
+	pw_fail "the head left by kill -9 was not recovered: $(cat "$PW_WORK/final.log")"
+points -1m >"$PW_WORK/points"
+python3 - "$PW_WORK/points" "${kills[@]}" <<'PY' || pw_fail "history across kill -9 is wrong (points in $PW_WORK/points)"
+import sys
+rows = [line.split() for line in open(sys.argv[1])]
+kills = [int(k) for k in sys.argv[2:]]
+times = [int(t) for t, _ in rows]
+assert times == sorted(times) and len(set(times)) == len(times), "times repeat or go back"
+# Runs are separated by null points; each run's points are 100 ms apart.
+runs, cur = [], []
+for t, v in rows:
+    if v == "null":
+        if cur:
+            runs.append(cur)
+        cur = []
+        continue
+    cur.append(int(t))
+runs.append(cur)
+runs = [r for r in runs if r]
+assert len(runs) >= 6, f"{len(runs)} runs seen, want 6 (5 killed, 1 running): gaps missing"
+for r, k in zip(runs, kills):
+    holes = [b - a for a, b in zip(r, r[1:]) if b - a > 250]
+    assert not holes, f"a run has holes {holes}: points lost in the middle"
+    # Lost at most the last second before the kill (the writer's queue, the last rows).
+    assert k - r[-1] <= 1000, f"run ending {r[-1]} lost {k - r[-1]} ms before its kill at {k}"
+before = sum(len(r) for r in runs[:5])
+assert before > 40, f"only {before} points from before the restarts (the ring holds 20)"
+print(f"{len(runs)} runs, {before} points before the last start, last-run losses "
+      + ", ".join(str(k - r[-1]) for r, k in zip(runs, kills)) + " ms")
+PY
+
+# 5. Modes and names.
+[ "$(stat -c %a "$store")" = 700 ] || pw_fail "store directory mode $(stat -c %a "$store"), want 700"
+for f in "$store"/*; do
+	[ "$(stat -c %a "$f")" = 600 ] || pw_fail "$f mode $(stat -c %a "$f"), want 600"
+done
+pw_stop "$PW_PID"
+ls "$store"/samples-*.pwh >/dev/null || pw_fail "no data file after a stop"
+[ "$(stat -c %s "$store/samples.head")" -le 32 ] || pw_fail "a clean stop left points in the head"
+
+# 2. A torn tail (half a frame) on the newest file, and garbage where a data file is expected.
+newest=$(ls "$store"/samples-*.pwh | tail -1)
+printf 'PWHIST-torn-frame\x01\x02\x03' >>"$newest"
+head -c 3000 /dev/urandom >"$store/samples-0000000001000.pwh"
+before=$(wc -l <"$PW_WORK/points")
+pw_start repaired "${run[@]}"
+pw_wait_for 5 "the tail cut" grep -q "cut [0-9]* bytes of a torn or damaged tail" "$PW_WORK/repaired.log" || pw_fail "torn tail not cut: $(cat "$PW_WORK/repaired.log")"
+grep -q "removed samples-0000000001000.pwh" "$PW_WORK/repaired.log" || pw_fail "garbage file not removed"
+[ -e "$store/samples-0000000001000.pwh" ] && pw_fail "the garbage file is still there"
+after=$(points -1m | wc -l)
+[ "$after" -ge "$before" ] || pw_fail "points lost by the repair: $before before, $after after"
+pw_stop "$PW_PID"
+
+# 3. Retention by time: files whose points are all older than 3 s go.
+rm -rf "$store"
+pw_start retention-time --interval 100ms --history 2s --state-dir "$state" --retention-time 3s
+sleep 7
+oldest=$(points -1m | awk '$2 != "null" && !f { print $1; f = 1 }')
+[ "$(( $(now_ms) - oldest ))" -le 5000 ] || pw_fail "retention-time 3s: a point $(( $(now_ms) - oldest )) ms old is kept"
+[ "$(( $(now_ms) - oldest ))" -ge 2500 ] || pw_fail "retention-time 3s: only $(( $(now_ms) - oldest )) ms kept"
+pw_stop "$PW_PID"
+
+# 4. Retention by size: 64 KiB, at 10 ms a sample; the oldest files go first, the newest stay.
+rm -rf "$store"
+pw_start retention-size --interval 10ms --history 1s --state-dir "$state" --retention-time 60s --retention-size 64KiB \
+	--log-level debug
+two_files() { [ "$(ls "$store" | grep -c '^samples-')" -ge 2 ]; }
+pw_wait_for 20 "two data files" two_files || pw_fail "retention-size: no second data file"
+first=$(ls "$store"/samples-*.pwh | head -1)
+pw_wait_for 50 "the oldest file dropped" test ! -e "$first" || pw_fail "retention-size: $first was never dropped"
+grep -q "dropped $(basename "$first") (over retention-size)" "$PW_WORK/retention-size.log" ||
+	pw_fail "retention-size: $first went, but not for its size: $(grep dropped "$PW_WORK/retention-size.log")"
+total=$(cat "$store"/samples-*.pwh | wc -c)
+oldest=$(points -1m | awk '$2 != "null" && !f { print $1; f = 1 }')
+pw_stop "$PW_PID"
+# Over the bound by at most the file being written (a sixteenth of it, at least 4 KiB).
+[ "$total" -le $((64 * 1024 + 8 * 1024)) ] || pw_fail "retention-size 64KiB: $total bytes kept"
+[ "$oldest" -ge "$(basename "$first" .pwh | sed 's/^samples-0*//')" ] || pw_fail "retention-size: a point older than the dropped file is served"
+echo "retention-size: $total bytes kept after the first file went"
+echo PASS
