@@ -485,9 +485,10 @@ static int get_points(struct pw_store_decoder *dec, struct cursor *c, void *poin
 			return -EBADMSG;
 		int64_t delta = i == 0 ? 0 : prev_delta + v;
 		t = i == 0 ? v : prev_ms + delta;
-		if (delta > PW_STORE_TIME_MAX_MS || delta < 0 || t > PW_STORE_TIME_MAX_MS ||
-		    t < -PW_STORE_TIME_MAX_MS)
-			return -EBADMSG; /* times only go forward */
+		/* The wall clock may step back: a delta of either sign, within the bounds. */
+		if (delta > PW_STORE_TIME_MAX_MS || delta < -PW_STORE_TIME_MAX_MS ||
+		    t > PW_STORE_TIME_MAX_MS || t < -PW_STORE_TIME_MAX_MS)
+			return -EBADMSG;
 		pw_history_point_unknown(point_mut(points, point_size, i), cpu_cap, t * 1000000);
 		prev_delta = delta;
 		prev_ms = t;
@@ -532,6 +533,10 @@ int pw_store_decode(struct pw_store_decoder *dec, const void *buf, size_t len, v
 
 	if (whole <= 0)
 		return -EBADMSG;
+	/* A frame that brings a dictionary replaces the old one even when it is damaged: the rows after
+	 * it must not be read with the dictionary of a frame before. */
+	if (type != PW_STORE_ROW)
+		dec->have_dict = false;
 	payload_len = (size_t)whole - PW_STORE_FRAME_SIZE;
 	if (get32((const unsigned char *)buf + 8) != crc(payload, payload_len))
 		return -EBADMSG;
@@ -544,7 +549,6 @@ int pw_store_decode(struct pw_store_decoder *dec, const void *buf, size_t len, v
 		c = (struct cursor){payload, payload + payload_len, false};
 	}
 	if (type != PW_STORE_ROW) {
-		dec->have_dict = false;
 		if ((r = get_dict(&c, &dec->dict)) < 0)
 			return r;
 		dec->have_dict = true;

@@ -29,11 +29,11 @@
 #define PW_STORE_FRAME_SIZE 16
 
 /* What a reader accepts, so a crafted file cannot make it allocate more than these. */
-#define PW_STORE_POINTS_MAX 4096u               /* points in one frame */
-#define PW_STORE_SERIES_MAX 65536u              /* series in one dictionary */
-#define PW_STORE_PAYLOAD_MAX (64u << 20)        /* bytes of a frame's payload, and inflated */
-#define PW_STORE_TIME_MAX_MS (INT64_C(1) << 52) /* |times|, about 140 000 years */
-#define PW_STORE_STRING_MAX 64u                 /* a name, label or unit */
+#define PW_STORE_POINTS_MAX 4096u                  /* points in one frame */
+#define PW_STORE_SERIES_MAX 65536u                 /* series in one dictionary */
+#define PW_STORE_PAYLOAD_MAX (64u << 20)           /* bytes of a frame's payload, and inflated */
+#define PW_STORE_TIME_MAX_MS (INT64_MAX / 1000000) /* |times|: in ns they fit an int64 (2262) */
+#define PW_STORE_STRING_MAX 64u                    /* a name, label or unit */
 
 enum pw_store_tier {
 	PW_STORE_TIER_SAMPLES = 1, /* every sample */
