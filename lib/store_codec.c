@@ -291,7 +291,10 @@ int pw_store_encode(enum pw_store_frame_type type, const struct pw_store_dict *d
 	size_t start = out->len;
 	int r = 0;
 
-	if (n == 0 || n > PW_STORE_POINTS_MAX || (type != PW_STORE_BLOCK && n != 1))
+	/* Nothing its own reader would refuse. */
+	if (n == 0 || n > PW_STORE_POINTS_MAX || (type != PW_STORE_BLOCK && n != 1) ||
+	    type < PW_STORE_BLOCK || type > PW_STORE_ROW ||
+	    (type != PW_STORE_ROW && dict->n > PW_STORE_SERIES_MAX))
 		return -EINVAL;
 	put_bytes(out, frame, sizeof(frame));
 	struct pw_store_buf *body = type == PW_STORE_BLOCK ? &raw : out;
@@ -299,7 +302,7 @@ int pw_store_encode(enum pw_store_frame_type type, const struct pw_store_dict *d
 		put_dict(body, dict);
 	put_points(body, dict, points, point_size, n);
 	if (type == PW_STORE_BLOCK)
-		r = raw.failed ? -ENOMEM : deflate_into(out, &raw);
+		r = raw.failed ? -ENOMEM : raw.len > PW_STORE_PAYLOAD_MAX ? -EINVAL : deflate_into(out, &raw);
 	pw_store_buf_done(&raw);
 	if (r == 0 && (out->failed || out->len - start - sizeof(frame) > PW_STORE_PAYLOAD_MAX))
 		r = out->failed ? -ENOMEM : -EINVAL;
