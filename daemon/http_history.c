@@ -11,6 +11,7 @@
 #include "history_json.h"
 #include "history_query.h"
 #include "history_store.h"
+#include "history_tier.h"
 #include "outbuf.h"
 
 #include <errno.h>
@@ -30,6 +31,9 @@
 /* Points read from the store for one answer: 48 MiB of them (two days of a 2-CPU host at 1 s, a
  * day of a 16-CPU one). Longer windows wait for the per-minute tier. */
 #define DISK_POINTS_BYTES (48u << 20)
+/* A window longer than this without a step of its own is served per minute (from the minutes
+ * tier): six hours at 1 s would be 21 600 points a series. */
+#define LONG_WINDOW_NS (6 * 3600 * INT64_C(1000000000))
 
 extern const unsigned char pw_ui_page[];
 extern const size_t pw_ui_page_len;
@@ -222,13 +226,145 @@ static enum MHD_Result send_body(struct pw_http_history *hh, struct MHD_Connecti
 	return r;
 }
 
+/* Points gathered for a window: samples, or per-minute means with their mins, maxs and counts. */
+struct gathered {
+	char *points, *mins, *maxs; /* mins, maxs: NULL for samples alone */
+	uint32_t *counts;
+	uint32_t n, cap;
+	size_t point_size;
+};
+
+static void gathered_free(struct gathered *g)
+{
+	free(g->points);
+	free(g->mins);
+	free(g->maxs);
+	free(g->counts);
+}
+
+/* Room for n more points (and their min, max, count when per minute). */
+static int gathered_reserve(struct gathered *g, uint32_t n, bool agg)
+{
+	if (g->n + n <= g->cap)
+		return 0;
+	uint32_t cap = g->n + n;
+	char **arrays[] = {&g->points, &g->mins, &g->maxs};
+	for (int k = 0; k < (agg ? 3 : 1); k++) {
+		char *a = realloc(*arrays[k], (size_t)cap * g->point_size);
+		if (!a)
+			return -ENOMEM;
+		*arrays[k] = a;
+	}
+	uint32_t *c = agg ? realloc(g->counts, (size_t)cap * sizeof(*c)) : NULL;
+	if (agg && !c)
+		return -ENOMEM;
+	if (agg)
+		g->counts = c;
+	g->cap = cap;
+	return 0;
+}
+
+/* Append n samples (a sample is its own mean, min and max, of one). */
+static int gathered_samples(struct gathered *g, const char *pts, uint32_t n)
+{
+	bool agg = g->mins != NULL;
+	if (gathered_reserve(g, n, agg) < 0)
+		return -ENOMEM;
+	memcpy(g->points + (size_t)g->n * g->point_size, pts, (size_t)n * g->point_size);
+	if (agg) {
+		memcpy(g->mins + (size_t)g->n * g->point_size, pts, (size_t)n * g->point_size);
+		memcpy(g->maxs + (size_t)g->n * g->point_size, pts, (size_t)n * g->point_size);
+		for (uint32_t i = 0; i < n; i++)
+			g->counts[g->n + i] = 1;
+	}
+	g->n += n;
+	return 0;
+}
+
+/* The samples with since < time <= until: the store's for what the ring no longer holds, then the
+ * ring's. Returns 0, -E2BIG (too many on disk), -ENOMEM. */
+static int gather_samples(struct pw_http_history *hh, int64_t since_ns, int64_t until_ns, struct gathered *g)
+{
+	const struct pw_ring *ring = pw_sampler_history(hh->sampler);
+	/* Room for the window's points: its span in intervals plus slack for jitter, at most the ring. */
+	uint64_t want = (uint64_t)((until_ns - since_ns) / hh->interval_ns);
+	want += want / 64 + 8;
+	uint32_t cap = want < pw_ring_capacity(ring) ? (uint32_t)want : pw_ring_capacity(ring);
+	char *points = malloc((size_t)cap * g->point_size);
+	int r = 0;
+
+	if (!points)
+		return -ENOMEM;
+	uint32_t n = pw_history_copy_window(ring, since_ns, until_ns, points, cap);
+	/* What the ring no longer holds comes from the store: the window up to the ring's oldest (in
+	 * the store's milliseconds, so the ring's oldest point is not read twice). */
+	int64_t ring_from = until_ns;
+	if (n) {
+		int64_t oldest = ((const struct pw_history_point *)(const void *)points)->real_ns;
+		ring_from = (oldest - ((oldest % 1000000) + 1000000) % 1000000) - 1;
+	}
+	if (hh->store_dir && since_ns < ring_from) {
+		void *disk = NULL;
+		int got = pw_history_tier_read(hh->store_dir, PW_HISTORY_SAMPLES,
+		                               pw_sampler_cpu_cap(hh->sampler), g->point_size, since_ns,
+		                               ring_from, DISK_POINTS_BYTES / g->point_size, &disk);
+		r = got < 0 ? got : gathered_samples(g, disk, (uint32_t)got);
+		free(disk);
+	}
+	if (r == 0)
+		r = gathered_samples(g, points, n);
+	free(points);
+	return r;
+}
+
+/* The minutes tier's means, mins and maxs with since < minute <= until; *ret_end_ns: the end of the
+ * last minute found (since_ns when none). */
+static int gather_minutes(struct pw_http_history *hh, int64_t since_ns, int64_t until_ns, struct gathered *g,
+                          int64_t *ret_end_ns)
+{
+	void *disk = NULL;
+	int got = pw_history_tier_read(hh->store_dir, PW_HISTORY_MINUTES, pw_sampler_cpu_cap(hh->sampler),
+	                               g->point_size, since_ns, until_ns, DISK_POINTS_BYTES / g->point_size,
+	                               &disk);
+	int r = got < 0 ? got : 0;
+
+	*ret_end_ns = since_ns;
+	for (int i = 0; i < got && r == 0; i++) {
+		const struct pw_history_point *p =
+		        (const void *)((const char *)disk + (size_t)i * g->point_size);
+		unsigned kind = PW_HISTORY_STAT(p->flags);
+		if (kind == PW_HISTORY_MEAN) {
+			if ((r = gathered_reserve(g, 1, true)) < 0)
+				break;
+			/* min and max default to the mean until their points come */
+			memcpy(g->points + (size_t)g->n * g->point_size, p, g->point_size);
+			memcpy(g->mins + (size_t)g->n * g->point_size, p, g->point_size);
+			memcpy(g->maxs + (size_t)g->n * g->point_size, p, g->point_size);
+			g->counts[g->n++] = PW_HISTORY_COUNT(p->flags) ? PW_HISTORY_COUNT(p->flags) : 1;
+			*ret_end_ns = p->real_ns + PW_HISTORY_MINUTE_NS - 1;
+		} else if (g->n && (kind == PW_HISTORY_MIN || kind == PW_HISTORY_MAX) &&
+		           ((const struct pw_history_point *)(const void *)(g->points +
+		                                                            (size_t)(g->n - 1) *
+		                                                                    g->point_size))
+		                           ->real_ns == p->real_ns) {
+			memcpy((kind == PW_HISTORY_MIN ? g->mins : g->maxs) +
+			               (size_t)(g->n - 1) * g->point_size,
+			       p, g->point_size);
+		}
+	}
+	free(disk);
+	return r;
+}
+
 enum MHD_Result pw_http_history_serve(struct pw_http_history *hh, struct MHD_Connection *conn)
 {
 	const struct pw_ring *ring = pw_sampler_history(hh->sampler);
 	struct pw_history_query q;
 	struct pw_history_window w = {.interval_ns = hh->interval_ns, .now_real_ns = pw_real_ns()};
+	struct gathered g = {.point_size = pw_ring_payload_size(ring)};
 	struct args args = {.n = 0};
 	char err[512];
+	int r = 0;
 
 	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_arg, &args);
 	if (args.overflow)
@@ -238,59 +374,44 @@ enum MHD_Result pw_http_history_serve(struct pw_http_history *hh, struct MHD_Con
 	                           sizeof(err)) < 0)
 		return respond_error(conn, MHD_HTTP_BAD_REQUEST, err);
 
-	/* Room for the window's points: its span in intervals plus slack for jitter, at most the ring. */
-	uint64_t want = (uint64_t)((q.until_ns - q.since_ns) / hh->interval_ns);
-	want += want / 64 + 8;
-	uint32_t cap = want < pw_ring_capacity(ring) ? (uint32_t)want : pw_ring_capacity(ring);
-	size_t point_size = pw_ring_payload_size(ring);
-	void *points = malloc((size_t)cap * point_size);
-	if (!points)
+	/* Steps of whole minutes come from the minutes tier, and so does a long window without a step
+	 * of its own; the minutes not summed yet (the current one) from the samples. */
+	if (hh->store_dir && !q.step_given && q.until_ns - q.since_ns > LONG_WINDOW_NS)
+		q.step_ns = PW_HISTORY_MINUTE_NS;
+	int64_t samples_from = q.since_ns;
+	if (hh->store_dir && q.step_ns >= PW_HISTORY_MINUTE_NS && q.step_ns % PW_HISTORY_MINUTE_NS == 0) {
+		/* A minute belongs to the window when it starts in it (its points are stamped so). */
+		r = gather_minutes(hh, q.since_ns, q.until_ns, &g, &samples_from);
+		if (r == 0 && !g.mins) /* no minute yet: the samples come as means, mins and maxs too */
+			r = gathered_reserve(&g, 1, true);
+	}
+	if (r == 0)
+		r = gather_samples(hh, samples_from, q.until_ns, &g);
+	if (r == -E2BIG) {
+		gathered_free(&g);
+		snprintf(err, sizeof(err),
+		         "the window holds more than %zu samples on disk: ask for a shorter one (?since=, "
+		         "?until=), "
+		         "or steps of whole minutes (?step=1m)",
+		         (size_t)(DISK_POINTS_BYTES / g.point_size));
+		return respond_error(conn, MHD_HTTP_BAD_REQUEST, err);
+	}
+	if (r < 0) {
+		gathered_free(&g);
 		return respond_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
-	uint32_t n = pw_history_copy_window(ring, q.since_ns, q.until_ns, points, cap);
-	/* What the ring no longer holds comes from the store: the window up to the ring's oldest (in the
-	 * store's milliseconds, so the ring's oldest point is not read twice). */
-	int64_t ring_from = q.until_ns;
-	if (n) {
-		int64_t oldest = ((const struct pw_history_point *)points)->real_ns;
-		ring_from = (oldest - ((oldest % 1000000) + 1000000) % 1000000) - 1;
 	}
-	if (hh->store_dir && q.since_ns < ring_from) {
-		void *disk = NULL;
-		int got = pw_history_store_read(hh->store_dir, pw_sampler_cpu_cap(hh->sampler), point_size,
-		                                q.since_ns, ring_from, DISK_POINTS_BYTES / point_size, &disk);
-		if (got == -E2BIG) {
-			free(points);
-			snprintf(err, sizeof(err),
-			         "the window holds more than %zu samples on disk: ask for a shorter one "
-			         "(?since=, "
-			         "?until=)",
-			         (size_t)(DISK_POINTS_BYTES / point_size));
-			return respond_error(conn, MHD_HTTP_BAD_REQUEST, err);
-		}
-		if (got > 0) {
-			void *all = realloc(disk, ((size_t)got + n) * point_size);
-			if (!all) {
-				free(disk);
-				free(points);
-				return respond_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
-			}
-			memcpy((char *)all + (size_t)got * point_size, points, (size_t)n * point_size);
-			free(points);
-			points = all;
-			n += (uint32_t)got;
-		} else {
-			free(disk);
-		}
-	}
-	w.points = points;
-	w.point_size = point_size;
-	w.npoints = n;
+	w.points = g.points;
+	w.mins = g.mins;
+	w.maxs = g.maxs;
+	w.counts = g.counts;
+	w.point_size = g.point_size;
+	w.npoints = g.n;
 	struct pw_irq_line *lines = window_context(hh, &w) ? line_names(hh, &w.nlines) : NULL;
 	w.lines = lines;
 
 	int e = pw_history_render(&hh->body, &q, &w, err, sizeof(err));
 	free(lines);
-	free(points);
+	gathered_free(&g);
 	if (e < 0)
 		return respond_error(
 		        conn, e == -E2BIG ? MHD_HTTP_BAD_REQUEST : MHD_HTTP_INTERNAL_SERVER_ERROR, err);

@@ -39,6 +39,13 @@ struct render {
 	bool agg; /* rows are steps: mean, min, max */
 };
 
+static const struct pw_history_point *point_in(const struct pw_history_window *w, const void *points,
+                                               uint32_t i)
+{
+	return (const struct pw_history_point *)(const void *)((const char *)points +
+	                                                       (size_t)i * w->point_size);
+}
+
 static const struct pw_history_point *point(const struct pw_history_window *w, uint32_t i)
 {
 	return (const struct pw_history_point *)(const void *)((const char *)w->points +
@@ -283,16 +290,20 @@ static int64_t ms(int64_t ns)
 /* mean, min and max of a series over row k's points; NAN when none had the figure. */
 static void stats(const struct render *r, const struct series *se, uint32_t k, double ret[3])
 {
-	double sum = 0, lo = INFINITY, hi = -INFINITY;
-	uint32_t n = 0;
+	double sum = 0, lo = INFINITY, hi = -INFINITY, n = 0;
+	const struct pw_history_window *w = r->w;
 	for (uint32_t i = r->rows[k].first; i < r->rows[k].end; i++) {
-		double v = value(se, point(r->w, i));
+		double v = value(se, point(w, i)), weight = w->counts ? w->counts[i] : 1;
 		if (!isfinite(v))
 			continue;
-		sum += v;
-		lo = v < lo ? v : lo;
-		hi = v > hi ? v : hi;
-		n++;
+		double vlo = w->mins ? value(se, point_in(w, w->mins, i)) : v;
+		double vhi = w->maxs ? value(se, point_in(w, w->maxs, i)) : v;
+		vlo = isfinite(vlo) ? vlo : v;
+		vhi = isfinite(vhi) ? vhi : v;
+		sum += v * weight;
+		lo = vlo < lo ? vlo : lo;
+		hi = vhi > hi ? vhi : hi;
+		n += weight;
 	}
 	ret[0] = n ? sum / n : NAN;
 	ret[1] = n ? lo : NAN;

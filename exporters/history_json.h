@@ -28,6 +28,10 @@ struct pw_history_window {
 	const void *points; /* npoints history points, oldest first, point_size bytes apart */
 	size_t point_size;
 	uint32_t npoints;
+	/* Points that each stand for several samples (a minute of them): their mins and maxs, laid out
+	 * as points, and how many samples each is (the weight of its mean). NULL: points are samples. */
+	const void *mins, *maxs;
+	const uint32_t *counts;
 	int64_t interval_ns; /* the sampling interval */
 	int64_t now_real_ns;
 	const struct pw_baseline *baselines;             /* [PW_SIG_COUNT] host baselines, or NULL */

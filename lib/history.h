@@ -12,6 +12,13 @@
 #define PW_HISTORY_UNKNOWN UINT16_MAX /* a share or ratio that was not derived */
 /* The first point of a daemon run: history shows a gap before it, never a line from the run before. */
 #define PW_HISTORY_RUN_START 1u
+/* A point of the per-minute tier is one of three of the same time: the minute's mean, min or max
+ * (bits 1-2), over PW_HISTORY_COUNT(flags) samples (bits 8-31). A sample's are 0. */
+#define PW_HISTORY_STAT_SHIFT 1
+#define PW_HISTORY_STAT(flags) (((flags) >> PW_HISTORY_STAT_SHIFT) & 3u)
+enum pw_history_stat_kind { PW_HISTORY_SAMPLE, PW_HISTORY_MEAN, PW_HISTORY_MIN, PW_HISTORY_MAX };
+#define PW_HISTORY_COUNT_SHIFT 8
+#define PW_HISTORY_COUNT(flags) ((flags) >> PW_HISTORY_COUNT_SHIFT)
 
 struct pw_history_cpu {
 	uint16_t busy, user, system, irq, iowait; /* shares in 1/10000; irq = irq + softirq */

@@ -37,6 +37,7 @@
 
 enum pw_store_tier {
 	PW_STORE_TIER_SAMPLES = 1, /* every sample */
+	PW_STORE_TIER_MINUTES = 2, /* per minute: mean, min, max (struct pw_history_point .flags) */
 };
 
 enum pw_store_frame_type {

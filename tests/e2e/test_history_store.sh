@@ -62,6 +62,30 @@ print(f"{len(runs)} runs, {before} points before the last start, last-run losses
       + ", ".join(str(k - r[-1]) for r, k in zip(runs, kills)) + " ms")
 PY
 
+# The same window per minute (from the minutes tier, the current minute from the samples): each
+# minute's mean, min and max are those of the samples above in it.
+# One fixed window for both answers, so the current minute holds the same samples in each.
+until=$(($(now_ms) / 1000))
+points "$((until - 120))&until=$until" >"$PW_WORK/points-fixed"
+pw_get "history?since=$((until - 120))&until=$until&step=1m&signals=memory_available_bytes" >"$PW_WORK/minutes.json"
+python3 - "$PW_WORK/points-fixed" "$PW_WORK/minutes.json" <<'PY' || pw_fail "per-minute history disagrees with the samples"
+import json, sys
+raw = [(int(t), float(v)) for t, v in (l.split() for l in open(sys.argv[1])) if v != "null"]
+d = json.load(open(sys.argv[2]))
+assert d["aggregated"] and d["step_seconds"] == 60, d["step_seconds"]
+s = d["signals"][0]
+seen = 0
+for t, mean, lo, hi in zip(d["time_ms"], s["mean"], s["min"], s["max"]):
+    vals = [v for tt, v in raw if t <= tt < t + 60000]
+    if not vals or mean is None:
+        continue
+    seen += 1
+    assert abs(mean - sum(vals) / len(vals)) <= 1024, (t, mean, sum(vals) / len(vals))
+    assert lo == min(vals) and hi == max(vals), (t, lo, hi, min(vals), max(vals))
+assert seen >= 1, "no minute to compare"
+print(f"{seen} minutes agree with their samples")
+PY
+
 # 5. Modes and names.
 [ "$(stat -c %a "$store")" = 700 ] || pw_fail "store directory mode $(stat -c %a "$store"), want 700"
 for f in "$store"/*; do

@@ -1,0 +1,76 @@
+/* history_tier.h — one tier of the history store (history_store.h): a sequence of history points
+ * in files of its own under the store's directory (lib/store_codec.h is the format).
+ *
+ * Files: PREFIX-<first point's Unix ms>.pwh hold deflated blocks of points; PREFIX.head holds the
+ * points of the block being filled, one frame each as they come, so a kill loses at most what the
+ * disk writer had not written yet. A block reaches its data file (fdatasync) before the head is
+ * emptied; at start a head left by a crash becomes a block, a data file's torn tail is cut and a
+ * file that is not ours is removed, each logged. Files are open only while written.
+ *
+ * The writer side runs on the disk writer's thread (blocking I/O: never the sampler's or the
+ * detector's); a write that fails is counted, logged at most once a minute, and retried with the
+ * next point; the points of the block stay in memory meanwhile. Readers read the files without
+ * any lock: frames carry checksums, a block is appended before the head is cut, and a point found
+ * twice is kept once. */
+#ifndef PW_HISTORY_TIER_H
+#define PW_HISTORY_TIER_H
+
+#include "files_stats.h"
+#include "history.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct pw_history_tier_config {
+	const char *dir;              /* the store's directory (created 0700; its parent must exist) */
+	const char *prefix;           /* "samples", "minutes": names the files */
+	uint32_t tier;                /* enum pw_store_tier, in the files' headers */
+	int64_t interval_ns;          /* time between points: sizes blocks */
+	uint32_t points_per_interval; /* points that share a time (3 for a minute's mean, min, max); 0: 1 */
+	uint32_t cpu_cap;             /* points are pw_history_point_size(cpu_cap) bytes */
+	int64_t retention_ns;         /* drop files whose points are all older than this */
+	uint64_t retention_size;      /* and the oldest files while the tier is larger */
+	int64_t block_span_ns;    /* a block holds at most this much: what a crash may leave in the head */
+	int64_t file_span_max_ns; /* a file holds at most this much (or retention_ns / 16) */
+};
+
+struct pw_history_tier;
+
+/* A tier for cfg; nothing is touched on disk until it is prepared. NULL on allocation failure. */
+struct pw_history_tier *pw_history_tier_new(const struct pw_history_tier_config *cfg);
+
+/* The writer's side: one thread. */
+
+/* Set up the directory and recover from a crash, once (tried again a second after a failure, of
+ * now_ns, monotonic). Returns 0 when ready, else -errno (-EAGAIN: not yet time to try again). */
+int pw_history_tier_prepare(struct pw_history_tier *t, int64_t now_ns);
+
+/* The time of the newest point the tier holds, in Unix ms (INT64_MIN: none), once prepared. */
+int64_t pw_history_tier_newest_ms(const struct pw_history_tier *t);
+
+/* Its directory and retention time, as configured. */
+const char *pw_history_tier_dir(const struct pw_history_tier *t);
+int64_t pw_history_tier_retention_ns(const struct pw_history_tier *t);
+
+/* Append p (the next point, in time order), preparing the tier first if needed. */
+void pw_history_tier_append(struct pw_history_tier *t, const struct pw_history_point *p, int64_t now_ns);
+
+/* Write the block being filled and empty the head (a clean stop). */
+void pw_history_tier_close(struct pw_history_tier *t);
+
+/* Any thread: how writing fares, for /metrics and /status. */
+void pw_history_tier_stats(const struct pw_history_tier *t, struct pw_file_stats *ret);
+
+/* Free. A tier not closed leaves its head and block as a crash would, for the next start.
+ * NULL: nothing. */
+void pw_history_tier_free(struct pw_history_tier *t);
+
+/* Any thread, from the files alone: the points of the tier PREFIX in dir with since_ns < real_ns <=
+ * until_ns, oldest first, each point_size (>= pw_history_point_size(cpu_cap)) bytes; points of
+ * the same time are all kept, a point older than the one before is dropped. *ret_points is
+ * malloc'ed (NULL when none). Returns the count, -E2BIG when there are more than max_points, or
+ * -ENOMEM; files that are missing or damaged are skipped. */
+int pw_history_tier_read(const char *dir, const char *prefix, uint32_t cpu_cap, size_t point_size,
+                         int64_t since_ns, int64_t until_ns, uint32_t max_points, void **ret_points);
+
+#endif

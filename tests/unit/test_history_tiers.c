@@ -1,0 +1,199 @@
+/* test_history_tiers.c — the history store's two tiers on real files (daemon/history_store.c,
+ * daemon/history_tier.c), with sample times made up so minutes pass at once: the minutes tier
+ * holds exactly the mean, min and max of the samples each minute covers; the minutes a killed run
+ * left unwritten are summed from its samples at the next start, and a minute a restart falls in is
+ * written once, with both runs' samples. */
+#include "fixture_util.h"
+#include "history_signals.h"
+#include "history_store.h"
+#include "history_tier.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CPU_CAP 2
+#define SEC INT64_C(1000000000)
+#define T0 (INT64_C(1800000000) * SEC) /* a minute boundary */
+
+static char dir[256];
+static size_t point_size;
+
+static void setup(void)
+{
+	pw_scratch_make(dir, sizeof(dir), NULL, "history-store");
+	point_size = pw_history_point_size(CPU_CAP);
+}
+
+static void teardown(void)
+{
+	pw_scratch_remove(dir);
+}
+
+/* Sample t (seconds after T0): figures that move differently, so means, mins and maxs differ. */
+static void sample_at(struct pw_history_point *p, int t)
+{
+	pw_history_point_unknown(p, CPU_CAP, T0 + t * SEC + 3000000);
+	p->flags = t == 0 ? PW_HISTORY_RUN_START : 0;
+	p->intr_rate = (float)(1000 + (t * 37) % 101);
+	p->ctxt_rate = (float)(t % 7 == 0 ? NAN : 50 + t % 7);
+	p->mem_available_kb = 1000000 + (uint64_t)(t % 13) * 4;
+	p->share[PW_MODE_IDLE] = (uint16_t)(9000 + (t * 11) % 500);
+	p->ncpu = 2;
+	p->cpus[0] = (struct pw_history_cpu){100, 50, 40, 10, 0, 7000, 2000};
+	p->cpus[1] = (struct pw_history_cpu){(uint16_t)(200 + t % 30), 150, 40, 10, 0, 8000, 2400};
+}
+
+static struct pw_history_store *open_store(void)
+{
+	struct pw_history_store_config cfg = {.dir = pw_scratch_path(dir, "history"),
+	                                      .interval_ns = SEC,
+	                                      .cpu_cap = CPU_CAP,
+	                                      .retention_ns = 3600 * SEC,
+	                                      .retention_size = 64u << 20};
+	struct pw_history_store *st = pw_history_store_new(&cfg);
+	ck_assert_ptr_nonnull(st);
+	return st;
+}
+
+static int read_tier(const char *prefix, void **ret)
+{
+	return pw_history_tier_read(pw_scratch_path(dir, "history"), prefix, CPU_CAP, point_size, INT64_MIN, INT64_MAX,
+	                            UINT32_MAX, ret);
+}
+
+static const struct pw_history_point *at(void *pts, int i)
+{
+	return (const void *)((const char *)pts + (size_t)i * point_size);
+}
+
+/* Every minute of the minutes tier against the samples tier's samples of that minute. */
+static int check_minutes(void)
+{
+	void *samples = NULL, *minutes = NULL;
+	int ns = read_tier(PW_HISTORY_SAMPLES, &samples), nm = read_tier(PW_HISTORY_MINUTES, &minutes);
+	const enum pw_history_signal sigs[] = {PW_HS_INTR, PW_HS_CTXT, PW_HS_MEM_AVAILABLE, PW_HS_CPU_IDLE,
+	                                       PW_HS_PERCPU_BUSY};
+	ck_assert_int_gt(ns, 0);
+	ck_assert_int_eq(nm % 3, 0);
+	for (int m = 0; m < nm; m += 3) {
+		const struct pw_history_point *mean = at(minutes, m), *min = at(minutes, m + 1), *max = at(minutes, m + 2);
+		int64_t start = mean->real_ns;
+		ck_assert_uint_eq(PW_HISTORY_STAT(mean->flags), PW_HISTORY_MEAN);
+		ck_assert_uint_eq(PW_HISTORY_STAT(min->flags), PW_HISTORY_MIN);
+		ck_assert_uint_eq(PW_HISTORY_STAT(max->flags), PW_HISTORY_MAX);
+		ck_assert_int_eq(min->real_ns, start);
+		for (size_t k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++) {
+			struct pw_history_series se = {.signal = sigs[k], .inst = 1};
+			double sum = 0, lo = INFINITY, hi = -INFINITY;
+			uint32_t n = 0, count = 0;
+			for (int i = 0; i < ns; i++) {
+				const struct pw_history_point *p = at(samples, i);
+				if (p->real_ns < start || p->real_ns >= start + 60 * SEC)
+					continue;
+				count++;
+				double v = pw_history_series_get(&se, p);
+				if (!isfinite(v))
+					continue;
+				sum += v, n++;
+				lo = fmin(lo, v), hi = fmax(hi, v);
+			}
+			ck_assert_uint_eq(PW_HISTORY_COUNT(mean->flags), count);
+			double q = pw_history_signal_def(sigs[k])->quantum;
+			ck_assert_msg(fabs(pw_history_series_get(&se, mean) - sum / n) <= q, "%s mean %g, samples %g",
+			              pw_history_signal_name(sigs[k]), pw_history_series_get(&se, mean), sum / n);
+			ck_assert_double_eq_tol(pw_history_series_get(&se, min), lo, q / 2);
+			ck_assert_double_eq_tol(pw_history_series_get(&se, max), hi, q / 2);
+		}
+	}
+	free(samples);
+	free(minutes);
+	return nm / 3;
+}
+
+START_TEST(test_minutes_are_the_samples_summed)
+{
+	struct pw_history_store *st = open_store();
+	struct pw_history_point *p = calloc(1, point_size);
+
+	for (int t = 0; t < 5 * 60 + 17; t++) {
+		sample_at(p, t);
+		pw_history_store_append(st, p, t * SEC);
+	}
+	pw_history_store_close(st);
+	pw_history_store_free(st);
+	/* Five whole minutes and the 17 s the stop wrote. */
+	ck_assert_int_eq(check_minutes(), 6);
+	free(p);
+}
+END_TEST
+
+START_TEST(test_killed_run_minutes_summed_at_start)
+{
+	struct pw_history_store *st = open_store();
+	struct pw_history_point *p = calloc(1, point_size);
+	int t;
+
+	for (t = 0; t < 150; t++) {
+		sample_at(p, t);
+		pw_history_store_append(st, p, t * SEC);
+	}
+	/* A kill: nothing closed; the head holds the samples since the last block, the minute being
+	 * summed is lost from memory. */
+	pw_history_store_free(st);
+	st = open_store();
+	for (t = 200; t < 230; t++) {
+		sample_at(p, t);
+		p->flags = t == 200 ? PW_HISTORY_RUN_START : 0;
+		pw_history_store_append(st, p, t * SEC);
+	}
+	pw_history_store_close(st);
+	pw_history_store_free(st);
+	/* Minutes 0, 1 and 2 (the killed run's, the last one partial) and minute 3 of the new run. */
+	ck_assert_int_eq(check_minutes(), 4);
+	free(p);
+}
+END_TEST
+
+/* A restart inside a minute: the minute is written once, with both runs' samples. */
+START_TEST(test_restart_inside_a_minute)
+{
+	struct pw_history_store *st = open_store();
+	struct pw_history_point *p = calloc(1, point_size);
+	int t;
+
+	for (t = 0; t <= 70; t++) {
+		sample_at(p, t);
+		pw_history_store_append(st, p, t * SEC);
+	}
+	pw_history_store_free(st); /* killed */
+	st = open_store();
+	for (t = 80; t <= 100; t++) {
+		sample_at(p, t);
+		p->flags = t == 80 ? PW_HISTORY_RUN_START : 0;
+		pw_history_store_append(st, p, t * SEC);
+	}
+	pw_history_store_close(st);
+	pw_history_store_free(st);
+	ck_assert_int_eq(check_minutes(), 2); /* minute 1 counts 11 + 21 samples */
+	free(p);
+}
+END_TEST
+
+static Suite *history_store_suite(void)
+{
+	Suite *s = suite_create("history_tiers");
+	TCase *core = tcase_create("core");
+
+	tcase_add_checked_fixture(core, setup, teardown);
+	tcase_add_test(core, test_minutes_are_the_samples_summed);
+	tcase_add_test(core, test_killed_run_minutes_summed_at_start);
+	tcase_add_test(core, test_restart_inside_a_minute);
+	suite_add_tcase(s, core);
+	return s;
+}
+
+int main(void)
+{
+	return pw_run_suite(history_store_suite());
+}
