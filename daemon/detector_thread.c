@@ -348,6 +348,8 @@ static void catch_up(struct pw_detector_thread *dt)
 		size_t n = pw_detector_observe(dt->detector, dt->sample, dt->events, EVENTS_CAP);
 		probe(dt, n);
 		pw_transitions_record(dt->transitions, dt->events, n < EVENTS_CAP ? n : EVENTS_CAP);
+		pw_disk_writer_transitions(dt->writer, dt->events, n < EVENTS_CAP ? n : EVENTS_CAP,
+		                           dt->sample->mono_ns);
 		for (size_t i = 0; i < n && i < EVENTS_CAP; i++)
 			log_event(&dt->events[i]);
 		if (dt->notifier && n) /* copies into the notifier's inbox; never waits on a receiver */

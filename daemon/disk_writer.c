@@ -17,6 +17,7 @@
 #include "recorder.h"
 #include "recording.h"
 #include "state_file.h"
+#include "transitions.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -33,8 +34,8 @@
 /* One encoded record, or one history point, waiting for the disk. */
 struct record {
 	struct record *next;
-	bool point;     /* a history point for the store, not a recording's record */
-	uint64_t seq;   /* the encoder's count: a gap before a delta shows */
+	enum { RECORD, POINT, TRANSITIONS } kind; /* a recording's record, a history point, transitions */
+	uint64_t seq;                             /* the encoder's count: a gap before a delta shows */
 	int64_t now_ns; /* the sample's time: the recorder's retries and checks run on it */
 	size_t len;
 	unsigned char bytes[];
@@ -89,9 +90,14 @@ static struct pw_disk_writer *abandoned;
 
 static void write_record(struct pw_disk_writer *w, struct record *r)
 {
-	if (r->point) {
+	if (r->kind != RECORD) {
 		atomic_store(&w->store_since, pw_mono_ns());
-		pw_history_store_append(w->store, (const void *)r->bytes, r->now_ns);
+		if (r->kind == POINT)
+			pw_history_store_append(w->store, (const void *)r->bytes, r->now_ns);
+		else
+			pw_history_store_transitions(w->store, (const void *)r->bytes,
+			                             r->len / sizeof(struct pw_history_transition),
+			                             r->now_ns);
 		atomic_store(&w->store_since, 0);
 		return;
 	}
@@ -290,7 +296,7 @@ void pw_disk_writer_history(struct pw_disk_writer *w, const struct pw_sample *s)
 	if (!w || !w->store)
 		return;
 	if ((rec = malloc(sizeof(*rec) + len))) {
-		*rec = (struct record){.point = true, .now_ns = s->mono_ns, .len = len};
+		*rec = (struct record){.kind = POINT, .now_ns = s->mono_ns, .len = len};
 		pw_history_point_from(s, (void *)rec->bytes);
 		if (enqueue(w, rec, &queued, &queued_bytes))
 			return;
@@ -302,6 +308,26 @@ void pw_disk_writer_history(struct pw_disk_writer *w, const struct pw_sample *s)
 		       "history store: the disk writer is behind (the disk is slow or hangs): %" PRIu64
 		       " points not stored so far; they stay in memory for --history; detection goes on",
 		       dropped);
+}
+
+void pw_disk_writer_transitions(struct pw_disk_writer *w, const struct pw_alert_event *events, size_t n,
+                                int64_t now_ns)
+{
+	size_t len = n * sizeof(struct pw_history_transition), queued, queued_bytes;
+	struct record *rec;
+
+	if (!w || !w->store || !n)
+		return;
+	if ((rec = malloc(sizeof(*rec) + len))) {
+		*rec = (struct record){.kind = TRANSITIONS, .now_ns = now_ns, .len = len};
+		for (size_t i = 0; i < n; i++)
+			pw_transition_compact(&events[i],
+			                      (struct pw_history_transition *)(void *)rec->bytes + i);
+		if (enqueue(w, rec, &queued, &queued_bytes))
+			return;
+	}
+	free(rec);
+	atomic_fetch_add(&w->store_queue_dropped, 1);
 }
 
 void pw_disk_writer_record(struct pw_disk_writer *w, const struct pw_sample *s)

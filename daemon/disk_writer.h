@@ -11,6 +11,7 @@
 #ifndef PW_DISK_WRITER_H
 #define PW_DISK_WRITER_H
 
+#include "alert.h"
 #include "files_stats.h"
 #include "sample.h"
 
@@ -47,6 +48,11 @@ void pw_disk_writer_record(struct pw_disk_writer *w, const struct pw_sample *s);
 /* Queue s's history point for the store, in the same bounded queue as records (a full queue drops
  * it, counted). No store: nothing. */
 void pw_disk_writer_history(struct pw_disk_writer *w, const struct pw_sample *s);
+
+/* Queue the n alert transitions (events of the detector at now_ns, monotonic) for the store's
+ * transitions file, in the same queue. No store: nothing. */
+void pw_disk_writer_transitions(struct pw_disk_writer *w, const struct pw_alert_event *events, size_t n,
+                                int64_t now_ns);
 
 /* The buffer (state_size bytes) to encode the next baselines snapshot into; the producer's until
  * pw_disk_writer_save. */

@@ -4,12 +4,14 @@
 
 #include "history_signals.h"
 #include "history_tier.h"
+#include "history_transitions.h"
 #include "log.h"
 #include "store_codec.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +40,11 @@ struct pw_history_store {
 	bool caught_up; /* the minutes a previous run left unwritten are written */
 	struct minute m;
 	void *out; /* 3 points: a minute's mean, min and max */
+	char *dir;
+	int64_t transitions_ns; /* the transitions file's retention: the minutes' */
+	struct pw_ratelimit complain;
+	atomic_uint_fast64_t transition_errors;
+	atomic_bool transitions_failing;
 };
 
 void pw_history_store_dir(const char *state_dir, char *buf, size_t size)
@@ -77,10 +84,13 @@ struct pw_history_store *pw_history_store_new(const struct pw_history_store_conf
 	st->cpu_cap = cfg->cpu_cap;
 	st->point_size = pw_history_point_size(cfg->cpu_cap);
 	st->m.start_ms = INT64_MIN;
+	st->transitions_ns = minutes.retention_ns;
+	st->complain.period_ns = 60 * NS_PER_S;
+	st->dir = strdup(cfg->dir);
 	st->samples = pw_history_tier_new(&samples);
 	st->minutes = pw_history_tier_new(&minutes);
 	st->out = calloc(3, st->point_size);
-	if (!st->samples || !st->minutes || !st->out) {
+	if (!st->samples || !st->minutes || !st->out || !st->dir) {
 		pw_history_store_free(st);
 		return NULL;
 	}
@@ -254,6 +264,25 @@ void pw_history_store_append(struct pw_history_store *st, const struct pw_histor
 	minute_feed(st, p, now_ns);
 }
 
+void pw_history_store_transitions(struct pw_history_store *st, const struct pw_history_transition *t,
+                                  size_t n, int64_t now_ns)
+{
+	uint64_t suppressed = 0;
+
+	if (!n)
+		return;
+	int r = pw_history_transitions_append(st->dir, t, n, t[n - 1].real_ns, st->transitions_ns);
+	atomic_store(&st->transitions_failing, r < 0);
+	if (r == 0)
+		return;
+	atomic_fetch_add(&st->transition_errors, 1);
+	if (pw_ratelimit_allow(&st->complain, now_ns, &suppressed))
+		pw_log(LOG_WARNING,
+		       "history store %s: cannot write the alert transitions: %s (%" PRIu64
+		       " failures not logged)",
+		       st->dir, strerror(-r), suppressed);
+}
+
 void pw_history_store_close(struct pw_history_store *st)
 {
 	if (!st)
@@ -266,13 +295,14 @@ void pw_history_store_close(struct pw_history_store *st)
 void pw_history_store_stats(const struct pw_history_store *st, struct pw_file_stats *ret)
 {
 	struct pw_file_stats m;
+	struct pw_history_store *w = (struct pw_history_store *)st; /* atomics only */
 
 	pw_history_tier_stats(st ? st->samples : NULL, ret);
 	if (!st)
 		return;
 	pw_history_tier_stats(st->minutes, &m);
-	ret->errors += m.errors;
-	ret->failing |= m.failing;
+	ret->errors += m.errors + atomic_load(&w->transition_errors);
+	ret->failing |= m.failing || atomic_load(&w->transitions_failing);
 	ret->dropped += m.dropped;
 }
 
@@ -289,5 +319,6 @@ void pw_history_store_free(struct pw_history_store *st)
 	free(st->m.max);
 	free(st->m.n);
 	free(st->out);
+	free(st->dir);
 	free(st);
 }

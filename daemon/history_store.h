@@ -10,6 +10,7 @@
 
 #include "files_stats.h"
 #include "history.h"
+#include "history_json.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -37,6 +38,10 @@ struct pw_history_store *pw_history_store_new(const struct pw_history_store_conf
 /* The writer's side: one thread. Append p (the next sample's point, in time order); now_ns is
  * monotonic, for retries and rate limits. */
 void pw_history_store_append(struct pw_history_store *st, const struct pw_history_point *p, int64_t now_ns);
+
+/* Append n alert transitions to the store's transitions file (kept as long as the minutes). */
+void pw_history_store_transitions(struct pw_history_store *st, const struct pw_history_transition *t,
+                                  size_t n, int64_t now_ns);
 
 /* Write the minute being summed and both tiers' blocks being filled (a clean stop). */
 void pw_history_store_close(struct pw_history_store *st);

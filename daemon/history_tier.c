@@ -21,6 +21,8 @@
 #define NS_PER_MS INT64_C(1000000)
 #define FILE_SUFFIX ".pwh"
 #define FILE_BYTES_MIN (4u << 10)
+#define BLOCK_BYTES_MAX (256u << 10) /* the block being filled, in memory */
+#define BLOCK_POINTS_MIN 32
 #define FILES_MAX 100000u                                  /* a directory with more is not read past this */
 #define READ_FILE_MAX (PW_STORE_PAYLOAD_MAX + (64u << 20)) /* bytes of one file a reader takes */
 #define RETRY_NS NS_PER_S
@@ -243,10 +245,18 @@ struct pw_history_tier *pw_history_tier_new(const struct pw_history_tier_config 
 	st->file_bytes_max =
 	        st->retention_size / 16 > FILE_BYTES_MIN ? st->retention_size / 16 : FILE_BYTES_MIN;
 	int64_t span = st->file_span_ns < cfg->block_span_ns ? st->file_span_ns : cfg->block_span_ns;
-	int64_t points = span / st->interval_ns * (cfg->points_per_interval ? cfg->points_per_interval : 1);
-	st->block_cap = points < 1                     ? 1
-	                : points > PW_STORE_POINTS_MAX ? PW_STORE_POINTS_MAX
-	                                               : (uint32_t)points;
+	int64_t ppi = cfg->points_per_interval ? cfg->points_per_interval : 1;
+	int64_t points = span / st->interval_ns * ppi;
+	/* A block in memory is at most BLOCK_BYTES_MAX (RSS stays flat once the first one is full),
+	 * unless that is less than a few points (a host of thousands of CPUs). */
+	int64_t by_bytes = (int64_t)(BLOCK_BYTES_MAX / st->point_size) / ppi * ppi;
+	if (by_bytes < BLOCK_POINTS_MIN * ppi)
+		by_bytes = BLOCK_POINTS_MIN * ppi;
+	if (points > by_bytes)
+		points = by_bytes;
+	if (points < ppi)
+		points = ppi;
+	st->block_cap = points > PW_STORE_POINTS_MAX ? PW_STORE_POINTS_MAX / ppi * ppi : (uint32_t)points;
 	st->dir_fd = st->head_fd = st->data_fd = -1;
 	st->complain.period_ns = 60 * NS_PER_S;
 	if (!(st->block = calloc(st->block_cap, st->point_size))) {

@@ -12,6 +12,7 @@
 #include "history_query.h"
 #include "history_store.h"
 #include "history_tier.h"
+#include "history_transitions.h"
 #include "outbuf.h"
 
 #include <errno.h>
@@ -23,6 +24,7 @@
 
 #define MAX_ARGS 16
 #define TRANSITIONS_CAP 256
+#define DISK_TRANSITIONS_CAP 2048 /* from the store's file: the newest in the window */
 #define GZIP_MIN_BYTES (64 * 1024)
 /* Bodies above this (main.c's mmap threshold: their buffers are mappings of their own) are handed
  * to libmicrohttpd, freed once sent, and the heap trimmed: the whole hour is asked for rarely (a
@@ -47,7 +49,7 @@ struct pw_http_history {
 	struct pw_outbuf body, gz;
 	struct pw_detector_view view;
 	struct pw_sample *sample; /* scratch: the newest sample, for line names */
-	struct pw_history_transition transitions[TRANSITIONS_CAP + PW_ALERT_COUNT * 2];
+	struct pw_history_transition transitions[DISK_TRANSITIONS_CAP + TRANSITIONS_CAP + PW_ALERT_COUNT * 2];
 };
 
 struct pw_http_history *pw_http_history_new(const struct pw_sampler *sampler,
@@ -135,7 +137,8 @@ static size_t active_transitions(const struct pw_detector_view *v, struct pw_his
 		snprintf(t.scope, sizeof(t.scope), "%s", a->scope);
 		bool known = false;
 		for (size_t j = 0; j < n; j++)
-			known |= log[j].alert == t.alert && log[j].real_ns == a->started_real_ns;
+			known |= log[j].alert == t.alert &&
+			         log[j].real_ns / 1000000 == a->started_real_ns / 1000000;
 		if (known)
 			continue;
 		t.real_ns = a->started_real_ns;
@@ -152,14 +155,32 @@ static size_t active_transitions(const struct pw_detector_view *v, struct pw_his
 	return k;
 }
 
-/* Baselines and transitions into w; true when the newest sample was copied into hh->sample. */
-static bool window_context(struct pw_http_history *hh, struct pw_history_window *w)
+/* Is t (from the in-memory log) among the n from the store? They keep milliseconds. */
+static bool on_disk(const struct pw_history_transition *t, const struct pw_history_transition *disk, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (disk[i].alert == t->alert && disk[i].to == t->to &&
+		    disk[i].real_ns / 1000000 == t->real_ns / 1000000)
+			return true;
+	return false;
+}
+
+/* Baselines and transitions into w (the store's in the window, then the in-memory log's it does
+ * not have yet); true when the newest sample was copied into hh->sample. */
+static bool window_context(struct pw_http_history *hh, const struct pw_history_query *q,
+                           struct pw_history_window *w)
 {
 	if (!pw_detector_thread_view(hh->detector_thread, &hh->view))
 		memset(&hh->view, 0, sizeof(hh->view));
 	w->baselines = hh->view.baselines;
 	w->warm = hh->view.warm;
-	size_t n = pw_transitions_copy(hh->log, hh->transitions, TRANSITIONS_CAP);
+	size_t ndisk = hh->store_dir ? pw_history_transitions_read(hh->store_dir, q->since_ns, q->until_ns,
+	                                                           hh->transitions, DISK_TRANSITIONS_CAP)
+	                             : 0;
+	size_t nlog = pw_transitions_copy(hh->log, hh->transitions + ndisk, TRANSITIONS_CAP), n = ndisk;
+	for (size_t i = 0; i < nlog; i++)
+		if (!on_disk(&hh->transitions[ndisk + i], hh->transitions, ndisk))
+			hh->transitions[n++] = hh->transitions[ndisk + i];
 	n += active_transitions(&hh->view, hh->transitions, n, hh->transitions + n);
 	w->transitions = hh->transitions;
 	w->ntransitions = n;
@@ -287,8 +308,9 @@ static int gather_samples(struct pw_http_history *hh, int64_t since_ns, int64_t 
 {
 	const struct pw_ring *ring = pw_sampler_history(hh->sampler);
 	/* Room for the window's points: its span in intervals plus slack for jitter, at most the ring. */
-	uint64_t want = (uint64_t)((until_ns - since_ns) / hh->interval_ns);
-	want += want / 64 + 8;
+	/* Unsigned: the window may span nearly all of int64. */
+	uint64_t want = ((uint64_t)until_ns - (uint64_t)since_ns) / (uint64_t)hh->interval_ns;
+	want += want / 64 + 8; /* no wrap: want is at most 2^64 / 10^7 */
 	uint32_t cap = want < pw_ring_capacity(ring) ? (uint32_t)want : pw_ring_capacity(ring);
 	char *points = malloc((size_t)cap * g->point_size);
 	int r = 0;
@@ -376,7 +398,7 @@ enum MHD_Result pw_http_history_serve(struct pw_http_history *hh, struct MHD_Con
 
 	/* Steps of whole minutes come from the minutes tier, and so does a long window without a step
 	 * of its own; the minutes not summed yet (the current one) from the samples. */
-	if (hh->store_dir && !q.step_given && q.until_ns - q.since_ns > LONG_WINDOW_NS)
+	if (hh->store_dir && !q.step_given && (uint64_t)q.until_ns - (uint64_t)q.since_ns > LONG_WINDOW_NS)
 		q.step_ns = PW_HISTORY_MINUTE_NS;
 	int64_t samples_from = q.since_ns;
 	if (hh->store_dir && q.step_ns >= PW_HISTORY_MINUTE_NS && q.step_ns % PW_HISTORY_MINUTE_NS == 0) {
@@ -406,7 +428,7 @@ enum MHD_Result pw_http_history_serve(struct pw_http_history *hh, struct MHD_Con
 	w.counts = g.counts;
 	w.point_size = g.point_size;
 	w.npoints = g.n;
-	struct pw_irq_line *lines = window_context(hh, &w) ? line_names(hh, &w.nlines) : NULL;
+	struct pw_irq_line *lines = window_context(hh, &q, &w) ? line_names(hh, &w.nlines) : NULL;
 	w.lines = lines;
 
 	int e = pw_history_render(&hh->body, &q, &w, err, sizeof(err));

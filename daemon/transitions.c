@@ -31,7 +31,7 @@ void pw_transitions_free(struct pw_transitions *log)
 	free(log);
 }
 
-static void compact(const struct pw_alert_event *ev, struct pw_history_transition *ret)
+void pw_transition_compact(const struct pw_alert_event *ev, struct pw_history_transition *ret)
 {
 	memset(ret, 0, sizeof(*ret));
 	ret->real_ns = ev->real_ns;
@@ -49,7 +49,7 @@ void pw_transitions_record(struct pw_transitions *log, const struct pw_alert_eve
 	struct pw_history_transition rec;
 
 	for (size_t i = 0; log && i < n; i++) {
-		compact(&events[i], &rec); /* outside the lock */
+		pw_transition_compact(&events[i], &rec); /* outside the lock */
 		pthread_mutex_lock(&log->lock);
 		log->records[log->next] = rec;
 		log->next = (log->next + 1) % log->cap;

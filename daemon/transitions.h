@@ -10,6 +10,9 @@
 #include <stddef.h>
 
 /* Keeps the newest cap transitions (256 is hours of a flapping alert). NULL on allocation failure. */
+/* One event as the compact record the log, /history and the store keep. */
+void pw_transition_compact(const struct pw_alert_event *event, struct pw_history_transition *ret);
+
 struct pw_transitions *pw_transitions_new(size_t cap);
 void pw_transitions_free(struct pw_transitions *log); /* accepts NULL */
 

@@ -270,8 +270,10 @@ static int fit(struct render *r, struct pw_history_query *q, char *err, size_t e
 		                "(?signals=) or a coarser ?step=",
 		                cells(r), PW_HISTORY_MAX_VALUES),
 		       -E2BIG;
-	int64_t span = q->until_ns - q->since_ns, step = q->step_ns > NS ? q->step_ns : NS;
-	while (cells(r) > PW_HISTORY_MAX_VALUES && step < span) {
+	/* The window may span nearly all of int64 (since=-106751d&until=9223372035): unsigned. */
+	uint64_t span = (uint64_t)q->until_ns - (uint64_t)q->since_ns;
+	int64_t step = q->step_ns > NS ? q->step_ns : NS;
+	while (cells(r) > PW_HISTORY_MAX_VALUES && (uint64_t)step < span && step <= INT64_MAX / 2) {
 		step *= 2;
 		q->step_ns = step;
 		if ((e = plan_rows(r)) < 0)

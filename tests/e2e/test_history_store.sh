@@ -4,8 +4,10 @@
 # was down; kill -9 in a loop while it writes loses at most the last second of each run, never
 # anything older, and no point comes twice; (2) a torn tail and a garbage file are repaired at
 # start, logged, and every point before them still served; (3) retention by time and (4) by size
-# drop the oldest files first; (5) files are 0600 in a 0700 directory. On this host's /proc.
+# drop the oldest files first; (5) files are 0600 in a 0700 directory; (6) an alert's transitions
+# from before a restart are served after it. On this host's /proc, and (6) a fixture tree.
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/notify_lib.sh"
 command -v jq >/dev/null || pw_skip "jq not installed"
 
 state="$PW_WORK/state"
@@ -86,6 +88,12 @@ assert seen >= 1, "no minute to compare"
 print(f"{seen} minutes agree with their samples")
 PY
 
+# A window over nearly all of int64 (the span overflows a signed subtraction) is answered per
+# minute or coarser, not refused or overflowed (UBSan aborts on a signed overflow in the ASan run).
+pw_get "history?since=-106751d&until=9223372035&signals=busy_cpus" >"$PW_WORK/huge.json"
+jq -e '.aggregated and .step_seconds >= 60 and .points >= 1' "$PW_WORK/huge.json" >/dev/null ||
+	pw_fail "the widest window: $(head -c 300 "$PW_WORK/huge.json")"
+
 # 5. Modes and names.
 [ "$(stat -c %a "$store")" = 700 ] || pw_fail "store directory mode $(stat -c %a "$store"), want 700"
 for f in "$store"/*; do
@@ -134,4 +142,20 @@ pw_stop "$PW_PID"
 [ "$total" -le $((64 * 1024 + 8 * 1024)) ] || pw_fail "retention-size 64KiB: $total bytes kept"
 [ "$oldest" -ge "$(basename "$first" .pwh | sed 's/^samples-0*//')" ] || pw_fail "retention-size: a point older than the dropped file is served"
 echo "retention-size: $total bytes kept after the first file went"
+# 6. CpuFrequencyLow fires on a live tree; after a restart on this host (no alert), /history still
+# has its transitions from the first run.
+rm -rf "$store"
+scenario_start 600 1
+pw_start alert --procfs "$PW_WORK/tree/proc" --sysfs "$PW_WORK/tree/sys" --interval 100ms --alert-for 300ms \
+	--history 2s --state-dir "$state"
+pw_wait_for 20 "the alert firing" pw_has_metric '^perfwatch_alerts\{alertname="CpuFrequencyLow",alertstate="firing"' ||
+	pw_fail "CpuFrequencyLow did not fire"
+pw_stop "$PW_PID"
+restart=$(now_ms)
+pw_start after-alert "${run[@]}"
+pw_get "history?since=-5m&signals=busy_cpus" >"$PW_WORK/after.json"
+jq -e --argjson r "$restart" '[.transitions[] | select(.alert == "CpuFrequencyLow" and .to == "firing" and .time_ms < $r)] | length >= 1' \
+	"$PW_WORK/after.json" >/dev/null || pw_fail "the alert's transitions from before the restart are gone: $(jq -c .transitions "$PW_WORK/after.json")"
+pw_stop "$PW_PID"
+[ "$(stat -c %a "$store/transitions")" = 600 ] || pw_fail "transitions file mode $(stat -c %a "$store/transitions")"
 echo PASS

@@ -7,10 +7,14 @@
 #include "history_signals.h"
 #include "history_store.h"
 #include "history_tier.h"
+#include "history_transitions.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define CPU_CAP 2
 #define SEC INT64_C(1000000000)
@@ -180,6 +184,63 @@ START_TEST(test_restart_inside_a_minute)
 }
 END_TEST
 
+static struct pw_history_transition transition(int64_t ms, int to)
+{
+	struct pw_history_transition t = {.real_ns = ms * 1000000, .alert = PW_ALERT_CPU_FREQUENCY_LOW,
+	                                  .from = (uint8_t)(to - 1), .to = (uint8_t)to,
+	                                  .severity = PW_SEVERITY_CRITICAL, .value = 0.5, .baseline = 0.9};
+	snprintf(t.scope, sizeof(t.scope), "cpu3\ttab");
+	return t;
+}
+
+/* Transitions round-trip by name; a torn last line, an unknown alert and an unknown column of a
+ * newer writer are skipped; past its bound the file keeps only what is inside its retention. */
+START_TEST(test_transitions_file)
+{
+	const char *hist = pw_scratch_path(dir, "history");
+	char path[512];
+	struct pw_history_transition t[2] = {transition(1000, PW_ALERT_PENDING), transition(2000, PW_ALERT_FIRING)},
+	                             got[8];
+
+	ck_assert_int_eq(mkdir(hist, 0700), 0);
+	ck_assert_int_eq(pw_history_transitions_append(hist, t, 2, 2000 * 1000000LL, 3600 * SEC), 0);
+	snprintf(path, sizeof(path), "%s/%s", hist, PW_HISTORY_TRANSITIONS_FILE);
+	FILE *f = fopen(path, "a");
+	fputs("3000\tNoSuchAlert\tpending\tfiring\tcritical\t1\t1\thost\n4000\tCpuFrequencyLow\tpen", f);
+	fclose(f);
+	size_t n = pw_history_transitions_read(hist, INT64_MIN, INT64_MAX, got, 8);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(got[1].real_ns, 2000 * 1000000LL);
+	ck_assert_uint_eq(got[1].alert, PW_ALERT_CPU_FREQUENCY_LOW);
+	ck_assert_uint_eq(got[1].to, PW_ALERT_FIRING);
+	ck_assert_uint_eq(got[1].severity, PW_SEVERITY_CRITICAL);
+	ck_assert_double_eq_tol(got[1].baseline, 0.9, 1e-9);
+	ck_assert_str_eq(got[1].scope, "cpu3 tab"); /* a tab would have split the line */
+	ck_assert_uint_eq(pw_history_transitions_read(hist, 1000 * 1000000LL, INT64_MAX, got, 8), 1);
+
+	/* A newer writer's file: a column more, in another order. */
+	f = fopen(path, "w");
+	fputs("alert\ttime_ms\tfrom\tto\tseverity\tcolour\n"
+	      "StealHigh\t5000\tinactive\tpending\twarning\tblue\n",
+	      f);
+	fclose(f);
+	ck_assert_uint_eq(pw_history_transitions_read(hist, INT64_MIN, INT64_MAX, got, 8), 1);
+	ck_assert_uint_eq(got[0].alert, PW_ALERT_STEAL_HIGH);
+	ck_assert_int_eq(got[0].real_ns, 5000 * 1000000LL);
+
+	/* Past 256 KiB the lines older than the retention go, the newer stay. */
+	unlink(path);
+	for (int i = 0; i < 6000; i++) {
+		struct pw_history_transition old = transition(10000 + i, PW_ALERT_PENDING);
+		ck_assert_int_eq(pw_history_transitions_append(hist, &old, 1, 0, INT64_C(1) << 62), 0);
+	}
+	struct pw_history_transition fresh = transition(1000000, PW_ALERT_FIRING);
+	ck_assert_int_eq(pw_history_transitions_append(hist, &fresh, 1, 1000000 * 1000000LL, 100 * SEC), 0);
+	ck_assert_uint_eq(pw_history_transitions_read(hist, INT64_MIN, INT64_MAX, got, 8), 1);
+	ck_assert_int_eq(got[0].real_ns, 1000000 * 1000000LL);
+}
+END_TEST
+
 static Suite *history_store_suite(void)
 {
 	Suite *s = suite_create("history_tiers");
@@ -189,6 +250,7 @@ static Suite *history_store_suite(void)
 	tcase_add_test(core, test_minutes_are_the_samples_summed);
 	tcase_add_test(core, test_killed_run_minutes_summed_at_start);
 	tcase_add_test(core, test_restart_inside_a_minute);
+	tcase_add_test(core, test_transitions_file);
 	suite_add_tcase(s, core);
 	return s;
 }
