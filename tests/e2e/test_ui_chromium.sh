@@ -3,7 +3,8 @@
 # driven through incident 3 (the NIC's interrupts pause). No console errors; the points the page
 # plotted equal /history's; the InterruptRateDrop span sits where the alert fired; wheel zoom over
 # the span narrows the view around it, and on an hour that came in 4 s steps fetches that window at
-# 1 s. A screenshot is kept under the build directory. Also: /ui and /history obey [auth]
+# 1 s. After a restart, the page opened on a day (the 1 d button) still shades the alert's span
+# from the store on disk. A screenshot is kept under the build directory. Also: /ui and /history obey [auth]
 # protection, and /history's bad queries are 400s that say what is wrong.
 source "$(dirname "$0")/lib.sh"
 
@@ -54,7 +55,9 @@ python3 "$PW_TESTS/scenarios/pwscenario.py" incident3_irq_drop "$PW_WORK/live" -
 SC_PID=$!
 PW_PIDS+=("$SC_PID")
 pw_wait_for 20 "the scenario tree" grep -q '"ready"' "$PW_WORK/scenario.log"
-pw_start live --procfs "$PW_WORK/live/proc" --sysfs "$PW_WORK/live/sys" --alert-for 2s --baseline-warmup 10s
+mkdir -p "$PW_WORK/state"
+pw_start live --procfs "$PW_WORK/live/proc" --sysfs "$PW_WORK/live/sys" --alert-for 2s --baseline-warmup 10s \
+	--state-dir "$PW_WORK/state"
 kill -USR1 "$SC_PID"
 firing() { pw_get alerts | grep -q '"state": "firing"'; }
 pw_wait_for 60 "InterruptRateDrop firing" firing
@@ -109,5 +112,23 @@ if int(coarse.get("detail-points", 0)) < 5 or not 0 < int(coarse.get("view-step-
 print("ok: %d points, first paint %s ms, span at %+d ms of the alert, zoom to %d s; coarse hour zoomed: %s points at %s ms" %
       (int(attr["points"]), attr.get("first-paint-ms"), drop[0]["fired"] - fired, (z1 - z0) // 1000,
        coarse["detail-points"], coarse["view-step-ms"]))
+PY
+
+# ---- a restart: the day view still shows the span, from the store's transitions ----
+pw_stop "$PW_PID"
+pw_start restarted --procfs "$PW_WORK/static/proc" --sysfs "$PW_WORK/static/sys" --state-dir "$PW_WORK/state"
+chrome --dump-dom "$PW_URL/ui#load=86400" >"$PW_WORK/day.html"
+python3 - "$PW_WORK/day.html" "$fired_at" <<'PY'
+import html, json, re, sys
+text, fired = open(sys.argv[1]).read(), int(sys.argv[2])
+attr = {k: html.unescape(v) for k, v in re.findall(r'data-([a-z-]+)="([^"]*)"', re.search(r"<body([^>]*)>", text).group(1))}
+err = re.search(r'id="err"[^>]*>([^<]*)<', text)
+def fail(msg):
+    print("FAIL: day view after a restart:", msg, attr, err and err.group(1), file=sys.stderr); sys.exit(1)
+if attr.get("state") != "ready" or (err and err.group(1).strip()): fail("not ready, or an error")
+if int(attr.get("loaded-span-ms", 0)) < 86400e3 - 60e3: fail("the page did not load a day")
+drop = [s for s in json.loads(attr["spans"]) if s["alert"] == "InterruptRateDrop" and s.get("fired")]
+if not drop or abs(drop[0]["fired"] - fired) > 1000: fail("no InterruptRateDrop span at %d" % fired)
+print("ok: after a restart the day view shades InterruptRateDrop from %d" % drop[0]["fired"])
 PY
 echo "screenshot: $SHOT"
