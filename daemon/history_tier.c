@@ -453,11 +453,14 @@ static int64_t repair_file(struct pw_history_tier *st, const char *name, bool ch
 
 	if (fd < 0)
 		return -errno;
-	int r = read_whole(fd, SIZE_MAX, &data, &len);
+	/* Bounded: a file this large is not one the store wrote (nor is it cut). */
+	struct stat sb;
+	int r = fstat(fd, &sb) < 0 ? -errno : read_whole(fd, READ_FILE_MAX, &data, &len);
 	if (r < 0) {
 		close(fd);
 		return r;
 	}
+	bool whole = (uint64_t)sb.st_size == len;
 	bool header_ok = pw_store_header_decode(data, len, &h) == 0 && h.tier == st->tier;
 	pw_store_decoder_reset(dec);
 	while (off < len) {
@@ -496,7 +499,7 @@ static int64_t repair_file(struct pw_history_tier *st, const char *name, bool ch
 		write_all(fd, hdr, sizeof(hdr), 0);
 		pw_log(LOG_WARNING, "history store %s: %s: damaged header rewritten", st->dir, name);
 	}
-	if (good < len) {
+	if (good < len && whole) {
 		if (ftruncate(fd, (off_t)good) == 0)
 			pw_log(LOG_WARNING,
 			       "history store %s: %s: cut %zu bytes of a torn or damaged tail (a crash while "
@@ -506,7 +509,7 @@ static int64_t repair_file(struct pw_history_tier *st, const char *name, bool ch
 			good = len;
 	}
 	close(fd);
-	return (int64_t)good;
+	return whole ? (int64_t)good : (int64_t)sb.st_size;
 }
 
 /* The points the head holds (a crash left them), into the block; then the head is emptied. */
@@ -517,7 +520,7 @@ static void recover_head(struct pw_history_tier *st, struct pw_store_decoder *de
 	struct pw_store_header h;
 	uint32_t cut = 0;
 
-	if (read_whole(st->head_fd, SIZE_MAX, &data, &len) < 0)
+	if (read_whole(st->head_fd, READ_FILE_MAX, &data, &len) < 0)
 		return;
 	bool header_ok = pw_store_header_decode(data, len, &h) == 0;
 	if (len > 0 && !header_ok)

@@ -3,7 +3,7 @@
  * incident, with nothing beside them (no interpreter, no library).
  *
  *   load spin SECONDS                user CPU, no syscalls
- *   load pread FILE SECONDS          pread(fd, buf, 1, 0) in a loop: a syscall storm
+ *   load pread FILE SECONDS          pread(fd, buf, 4096, 0) in a loop: a syscall storm
  *   load udpsend PORT RATE SECONDS   UDP to 127.0.0.1:PORT, RATE packets/s (0: as fast as it can)
  *   load udprecv PORT SECONDS        receive and drop UDP on 127.0.0.1:PORT
  *   load dio FILE SECONDS            4 KiB O_DIRECT writes over a 64 MiB file: one disk interrupt each
@@ -138,13 +138,16 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(mode, "pread") && argc == 4) {
-		char c;
+		/* A page a call: the copy keeps the kernel's part of each call well above the loop's (with 1
+		 * byte a call, a VM with cheap syscall entry measured 41-45% system against 55-59% user
+		 * beside the hog: no longer the kernel eating the CPUs). */
+		static char page[4096];
 		int fd = open(argv[2], O_RDONLY);
 		if (fd < 0)
 			return 1;
 		while (now() < end)
 			for (int i = 0; i < 1000; i++)
-				(void)!pread(fd, &c, 1, 0);
+				(void)!pread(fd, page, sizeof(page), 0);
 		return 0;
 	}
 	if (!strcmp(mode, "udpsend") && argc == 5)
