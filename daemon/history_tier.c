@@ -721,8 +721,8 @@ void pw_history_tier_close(struct pw_history_tier *st)
 		return;
 	if (st->ready && st->nblock && write_block(st, 0, 0) == 0)
 		st->nblock = 0;
-	pw_log(LOG_INFO, "history store %s: %" PRIu64 " %s points written in blocks by this run", st->dir,
-	       st->points_written, st->prefix);
+	pw_log(LOG_INFO, "history store %s: %s tier: %" PRIu64 " points written in blocks by this run",
+	       st->dir, st->prefix, st->points_written);
 	close_fd(&st->head_fd);
 	close_fd(&st->data_fd);
 	close_fd(&st->dir_fd);
