@@ -226,13 +226,14 @@ static void catch_up(struct pw_history_store *st, const struct pw_history_point 
 	int64_t since = newest == INT64_MIN ? INT64_MIN : (newest + MINUTE_MS) * NS_PER_MS - 1;
 	/* Up to the first of this run, which is in the samples tier already, as its milliseconds. */
 	int64_t until = first->real_ns / NS_PER_MS * NS_PER_MS - 1;
-	uint32_t written = 0;
+	/* No minute yet: from the oldest sample on disk (none: nothing to sum; the head the last run
+	 * left is in a data file by now). */
+	int64_t oldest = pw_history_tier_oldest_ms(st->samples);
+	if (since == INT64_MIN && oldest != INT64_MIN)
+		since = oldest * NS_PER_MS - 1;
 
 	/* Chunks of an hour, so a week of samples is never in memory at once. */
-	int64_t from = since;
-	if (from == INT64_MIN) /* no minute yet: from the oldest sample retention keeps */
-		from = until - pw_history_tier_retention_ns(st->samples);
-	while (from < until) {
+	for (int64_t from = since; since != INT64_MIN && from < until;) {
 		int64_t to = until - from > CATCH_UP_CHUNK_NS ? from + CATCH_UP_CHUNK_NS : until;
 		void *pts = NULL;
 		int n = pw_history_tier_read(dir, PW_HISTORY_SAMPLES, st->cpu_cap, st->point_size, from, to,
@@ -246,11 +247,9 @@ static void catch_up(struct pw_history_store *st, const struct pw_history_point 
 	/* The last minute of the runs before is complete as it will be, unless this run goes on in it:
 	 * then its sums go on too, and the minute is written once, whole, when it ends. */
 	if (st->m.start_ms != INT64_MIN && st->m.start_ms != minute_of(first)) {
-		written = 1;
 		minute_write(st, now_ns);
-	}
-	if (written)
 		pw_log(LOG_INFO, "history store %s: minutes the last run had not summed are written", dir);
+	}
 }
 
 void pw_history_store_append(struct pw_history_store *st, const struct pw_history_point *p, int64_t now_ns)

@@ -393,14 +393,14 @@ static int empty_head(struct pw_history_tier *st)
 	return 0;
 }
 
-/* Write points [from, nblock) of the block to the data file (a new one when the current is full
- * or old), then empty the head. */
-static int write_block(struct pw_history_tier *st, uint32_t from, int64_t now_ns)
+/* Write the block's points to the data file (a new one when the current is full or old), then
+ * empty the head. */
+static int write_block(struct pw_history_tier *st, int64_t now_ns)
 {
 	int r;
-	uint32_t n = st->nblock - from;
-	const void *points = (const char *)st->block + (size_t)from * st->point_size;
-	int64_t first = point_ms(st, from), newest = point_ms(st, st->nblock - 1);
+	uint32_t n = st->nblock;
+	const void *points = st->block;
+	int64_t first = point_ms(st, 0), newest = point_ms(st, st->nblock - 1);
 
 	if (n == 0)
 		return 0;
@@ -547,7 +547,7 @@ static void recover_head(struct pw_history_tier *st, struct pw_store_decoder *de
 			st->nblock++;
 		}
 		if (st->nblock == st->block_cap) {
-			write_block(st, 0, 0);
+			write_block(st, 0);
 			st->nblock = 0;
 		}
 	}
@@ -557,7 +557,7 @@ static void recover_head(struct pw_history_tier *st, struct pw_store_decoder *de
 		       st->dir, st->nblock, cut ? " (a torn last frame was cut)" : "");
 	free(data);
 	if (st->nblock)
-		write_block(st, 0, 0);
+		write_block(st, 0);
 	st->nblock = 0;
 	empty_head(st);
 }
@@ -676,14 +676,14 @@ int64_t pw_history_tier_newest_ms(const struct pw_history_tier *st)
 	return st->newest_ms;
 }
 
+int64_t pw_history_tier_oldest_ms(const struct pw_history_tier *st)
+{
+	return st->nfiles ? st->files[0].first_ms : INT64_MIN;
+}
+
 const char *pw_history_tier_dir(const struct pw_history_tier *st)
 {
 	return st->dir;
-}
-
-int64_t pw_history_tier_retention_ns(const struct pw_history_tier *st)
-{
-	return st->retention_ns;
 }
 
 void pw_history_tier_append(struct pw_history_tier *st, const struct pw_history_point *p, int64_t now_ns)
@@ -709,7 +709,7 @@ keep:
 	}
 	memcpy((char *)st->block + (size_t)st->nblock * st->point_size, p, st->point_size);
 	st->nblock++;
-	if (st->nblock == st->block_cap && st->ready && write_block(st, 0, now_ns) == 0)
+	if (st->nblock == st->block_cap && st->ready && write_block(st, now_ns) == 0)
 		st->nblock = 0;
 	close_fd(&st->head_fd);
 	close_fd(&st->data_fd);
@@ -719,7 +719,7 @@ void pw_history_tier_close(struct pw_history_tier *st)
 {
 	if (!st)
 		return;
-	if (st->ready && st->nblock && write_block(st, 0, 0) == 0)
+	if (st->ready && st->nblock && write_block(st, 0) == 0)
 		st->nblock = 0;
 	pw_log(LOG_INFO, "history store %s: %s tier: %" PRIu64 " points written in blocks by this run",
 	       st->dir, st->prefix, st->points_written);

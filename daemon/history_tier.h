@@ -48,9 +48,11 @@ int pw_history_tier_prepare(struct pw_history_tier *t, int64_t now_ns);
 /* The time of the newest point the tier holds, in Unix ms (INT64_MIN: none), once prepared. */
 int64_t pw_history_tier_newest_ms(const struct pw_history_tier *t);
 
-/* Its directory and retention time, as configured. */
+/* The first point of its oldest data file, in Unix ms (INT64_MIN: none), once prepared. */
+int64_t pw_history_tier_oldest_ms(const struct pw_history_tier *t);
+
+/* Its directory, as configured. */
 const char *pw_history_tier_dir(const struct pw_history_tier *t);
-int64_t pw_history_tier_retention_ns(const struct pw_history_tier *t);
 
 /* Append p (the next point, in time order), preparing the tier first if needed. */
 void pw_history_tier_append(struct pw_history_tier *t, const struct pw_history_point *p, int64_t now_ns);
