@@ -15,6 +15,15 @@ store="$state/history"
 mkdir -p "$state"
 run=(--interval 100ms --history 2s --state-dir "$state")
 
+# Bad retention values are refused with the reason, flags and config keys alike.
+out=$("$PERFWATCHD" --config /dev/null --retention-size 10KiB --check-config 2>&1) && pw_fail "10KiB accepted"
+grep -qF "retention-size: must be at least 64KiB" <<<"$out" || pw_fail "said: $out"
+printf 'retention-size = 1GB\n' >"$PW_WORK/bad.conf"
+out=$("$PERFWATCHD" --config "$PW_WORK/bad.conf" --check-config 2>&1) && pw_fail "1GB accepted"
+grep -qF "bad.conf:1: invalid size '1GB'" <<<"$out" || pw_fail "said: $out"
+printf 'retention-time = 2d\nretention-size = 512MiB\n' >"$PW_WORK/good.conf"
+"$PERFWATCHD" --config "$PW_WORK/good.conf" --check-config >/dev/null || pw_fail "2d and 512MiB refused"
+
 # points SINCE: "time_ms value" lines of memory_available_bytes (known at every point but gaps).
 points() {
 	pw_get "history?since=$1&signals=memory_available_bytes" |
