@@ -81,6 +81,31 @@ bench: build
 	contrib/install-deps.sh bench
 	bench/run.sh
 
+# The Debian package: $(DEB_DIR)/perfwatch_VERSION_ARCH.deb (debian/; VERSION gives the version),
+# then lintian on it, failing on any error or warning. Install it with
+# `apt install ./build-deb/perfwatch_*.deb`. dpkg-buildpackage writes into the tree it builds and
+# its parent, so it builds a copy in $(DEB_DIR)/src: git's files (tracked and new, not ignored; a
+# file deleted but not committed is skipped), or outside git all but build*/ and .git; the
+# checkout stays clean and may live anywhere. `deb` installs the packaging tools first;
+# `deb-package` does not (the package test runs it). lintian gets a TMPDIR of its own: version
+# 2.116 leaves mldbm-elf-* files there.
+DEB_DIR ?= build-deb
+.PHONY: deb deb-package
+deb:
+	contrib/install-deps.sh deb
+	$(MAKE) deb-package
+
+deb-package:
+	@test -n "$(DEB_DIR)" || { echo "DEB_DIR is empty" >&2; exit 1; }
+	rm -rf $(DEB_DIR)/src $(DEB_DIR)/tmp $(DEB_DIR)/perfwatch_* $(DEB_DIR)/perfwatch-dbgsym_*
+	mkdir -p $(DEB_DIR)/src $(DEB_DIR)/tmp
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+		git ls-files -z --cached --others --exclude-standard | tar --null --ignore-failed-read -T - -c; \
+	else tar -c --exclude='./build*' --exclude=./.git .; fi | tar -x -C $(DEB_DIR)/src
+	cd $(DEB_DIR)/src && DEB_BUILD_OPTIONS="parallel=$(JOBS) nocheck $(DEB_BUILD_OPTIONS)" \
+		dpkg-buildpackage -us -uc -b
+	TMPDIR=$(abspath $(DEB_DIR))/tmp lintian --fail-on error,warning $(DEB_DIR)/perfwatch_*.deb
+
 format:
 	clang-format -i lib/*.[ch] exporters/*.[ch] daemon/*.[ch] tests/unit/*.[ch] tests/stress/*.c tests/fuzz/*.c bench/*.c
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `cmake --install` into a DESTDIR with --prefix /usr: every file in its FHS place (sbin, man8, the
-# systemd unit dir, /etc/perfwatch, share/doc/perfwatch), the service's ExecStart naming the
-# installed binary, the installed config accepted by the installed binary, which runs --version.
+# systemd unit dir, /etc/perfwatch, share/doc/perfwatch, share/perfwatch), the service's ExecStart
+# naming the installed binary, the installed config accepted by the installed binary, which runs
+# --version.
 source "$(dirname "$0")/lib.sh"
 
 build=$(cd "$(dirname "$PERFWATCHD")/.." && pwd)
@@ -25,6 +26,9 @@ want=(
 	usr/share/doc/perfwatch/detection.md
 	usr/share/doc/perfwatch/metrics.md
 	usr/share/doc/perfwatch/performance.md
+	usr/share/perfwatch/perfwatch.rules.yml
+	usr/share/perfwatch/perfwatch.alerts.yml
+	usr/share/perfwatch/perfwatch.json
 )
 for f in "${want[@]}"; do
 	[ -s "$dest/$f" ] || pw_fail "not installed: /$f ($(cd "$dest" && find . -type f | sort | tr '\n' ' '))"
