@@ -58,6 +58,7 @@ struct pw_detector_thread {
 	struct pw_probes *probes;       /* NULL: alerts carry the detector's evidence only */
 	struct pw_alert active[PW_ALERT_COUNT + 1]; /* scratch: what the probes look up for */
 	char system_top[sizeof(((struct pw_deviation *)0)->evidence)]; /* who took the system time */
+	bool system_top_warming; /* unusual system time, its first process scan in: the next names it */
 	struct pw_ratelimit unusual_notice; /* deviations with no alert: a notice a minute at most */
 	struct pw_transitions *transitions; /* the newest alert transitions, for GET /history */
 	int wake_fd;                        /* the sampler's eventfd */
@@ -299,10 +300,13 @@ static void probe(struct pw_detector_thread *dt, size_t nevents)
 	for (size_t i = 0; i < nevents && i < EVENTS_CAP; i++)
 		pw_probes_apply(dt->probes, &dt->events[i].alert);
 	dt->system_top[0] = '\0';
+	dt->system_top_warming = false;
 	if (system_unusual) {
-		struct pw_alert probed = {.name = PW_ALERT_SYSTEM_TIME_HIGH};
+		/* Active, or pw_probes_apply leaves it as it is. */
+		struct pw_alert probed = {.name = PW_ALERT_SYSTEM_TIME_HIGH, .state = PW_ALERT_PENDING};
 		pw_probes_apply(dt->probes, &probed);
 		const struct pw_ev_processes *p = &probed.evidence.system_time.processes;
+		dt->system_top_warming = p->status == PW_PROBE_WARMING;
 		if (p->status == PW_PROBE_OK && p->n > 0)
 			snprintf(dt->system_top, sizeof(dt->system_top),
 			         "most system time: %.*s (pid %d) %.0f%% of a CPU",
@@ -323,7 +327,9 @@ static void explain_deviations(struct pw_detector_thread *dt)
 		if (pw_deviation_is_system_time(&v->deviations[i]))
 			snprintf(v->deviations[i].evidence, sizeof(v->deviations[i].evidence), "%s",
 			         dt->system_top);
-	if (v->ndeviations == 0 || v->nalerts > 0 || !dt->sample)
+	/* The process scan needs a second look: a notice now could not name who takes the system
+	 * time, and the next one is a minute away. */
+	if (v->ndeviations == 0 || v->nalerts > 0 || !dt->sample || dt->system_top_warming)
 		return;
 	dt->unusual_notice.period_ns = 60 * INT64_C(1000000000);
 	if (pw_ratelimit_allow(&dt->unusual_notice, dt->sample->mono_ns, &suppressed) &&

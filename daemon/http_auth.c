@@ -74,6 +74,14 @@ uint32_t pw_auth_endpoint(const char *path)
 	return 0;
 }
 
+uint32_t pw_auth_protected(const struct pw_auth_config *cfg)
+{
+	if (cfg->protect_set)
+		return cfg->protect;
+	/* Health checks (load balancers, systemd, probes) carry no password; they learn nothing. */
+	return cfg->n_users ? ((1u << ENDPOINT_COUNT) - 1) & ~pw_auth_endpoint("/healthz") : 0;
+}
+
 static bool ct_equal(const void *a, const void *b, size_t len)
 {
 	const volatile uint8_t *x = a, *y = b;
@@ -163,7 +171,14 @@ static int set_protect(struct pw_auth_config *cfg, const char *value, char *why,
 			       -EINVAL;
 		mask |= bit;
 	}
+	/* An empty list would protect nothing while users exist: leave the line out for "all". */
+	if (!mask)
+		return snprintf(why, n,
+		                "protect: empty list (leave the line out to protect every endpoint but "
+		                "/healthz)"),
+		       -EINVAL;
 	cfg->protect = mask;
+	cfg->protect_set = 1;
 	return 0;
 }
 
@@ -189,11 +204,13 @@ struct pw_auth *pw_auth_new(const struct pw_auth_config *cfg)
 	struct pw_auth *a;
 
 	errno = 0;
-	if (!cfg->protect)
+	if (!pw_auth_protected(cfg))
 		return NULL;
 	if (!(a = calloc(1, sizeof(*a))))
 		return errno = ENOMEM, NULL;
 	a->cfg = *cfg;
+	a->cfg.protect = pw_auth_protected(cfg);
+	a->cfg.protect_set = 1;
 	if (getrandom(a->key, sizeof(a->key), 0) != sizeof(a->key)) {
 		free(a);
 		return errno = EIO, NULL;

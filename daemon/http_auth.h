@@ -1,11 +1,13 @@
-/* http_auth.h — HTTP basic auth for chosen endpoints, with bcrypt password hashes checked by
- * crypt(3) (the scheme of node_exporter's web config). Configured in the [auth] section:
+/* http_auth.h — HTTP basic auth, with bcrypt password hashes checked by crypt(3) (the scheme of
+ * node_exporter's web config). Configured in the [auth] section:
  *
  *   [auth]
  *   user.prometheus = $2y$10$...      (bcrypt only: $2a$, $2b$ or $2y$, cost 4..PW_AUTH_MAX_COST)
- *   protect = /metrics /status /alerts
+ *   protect = /metrics /status        (optional)
  *
- * Nothing is protected unless `protect` names it. A bcrypt check costs tens of milliseconds on
+ * Once a user exists every endpoint but /healthz needs a password (an endpoint added later is
+ * protected too: nothing is left open by forgetting it); `protect` narrows that to its list. No
+ * user: nothing is protected. A bcrypt check costs tens of milliseconds on
  * the one HTTP thread, so verified credentials are cached, a repeated wrong password is
  * remembered, and the bcrypt work that failed or unknown credentials can cause is rationed per
  * client address and in total (see pw_auth_check). */
@@ -31,7 +33,8 @@ struct pw_auth_user {
 struct pw_auth_config {
 	unsigned n_users;
 	struct pw_auth_user users[PW_AUTH_MAX_USERS];
-	uint32_t protect; /* bit per endpoint (pw_auth_endpoint) */
+	uint32_t protect;     /* bit per endpoint (pw_auth_endpoint), as the protect line lists them */
+	uint32_t protect_set; /* 1: a protect line was given; 0: users protect all but /healthz */
 };
 
 /* One key of the [auth] section: "user.NAME" or "protect". Returns 0, or -EINVAL with the reason in
@@ -43,6 +46,10 @@ int pw_auth_config_check(const struct pw_auth_config *cfg, char *why, size_t n);
 
 /* The endpoint bit of a request path, 0 for a path that is no endpoint (a 404 needs no password). */
 uint32_t pw_auth_endpoint(const char *path);
+
+/* The endpoints cfg protects: its protect list when given, else every endpoint but /healthz when
+ * it has a user, else none. */
+uint32_t pw_auth_protected(const struct pw_auth_config *cfg);
 
 struct pw_auth;
 

@@ -1,9 +1,38 @@
 /* http_respond.c — the headers every answer carries, and queueing it. */
 #include "http_respond.h"
 
+#include <stdio.h>
+#include <string.h>
+
+#define CSP "Content-Security-Policy"
+#define NO_FRAMES "frame-ancestors 'none'"
+
+void pw_http_safety_headers(struct MHD_Response *resp)
+{
+	const char *csp = MHD_get_response_header(resp, CSP);
+	char old[1024], merged[sizeof(old) + sizeof(NO_FRAMES) + 2];
+
+	/* One policy: a second header would apply too, but one reads better. */
+	if (!csp) {
+		MHD_add_response_header(resp, CSP, NO_FRAMES);
+	} else if (!strstr(csp, "frame-ancestors")) {
+		if (strlen(csp) < sizeof(old)) {
+			snprintf(old, sizeof(old), "%s", csp);
+			snprintf(merged, sizeof(merged), "%s; " NO_FRAMES, old);
+			MHD_del_response_header(resp, CSP, old);
+			MHD_add_response_header(resp, CSP, merged);
+		} else {
+			MHD_add_response_header(resp, CSP, NO_FRAMES);
+		}
+	}
+	if (!MHD_get_response_header(resp, "X-Content-Type-Options"))
+		MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+}
+
 enum MHD_Result pw_http_queue(struct MHD_Connection *conn, unsigned status, struct MHD_Response *resp,
                               const char *type, const char *encoding)
 {
+	pw_http_safety_headers(resp);
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	if (encoding)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, encoding);

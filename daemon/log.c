@@ -1,7 +1,13 @@
-/* log.c — structured journal records when stderr is the journal, stderr text otherwise; rate limiting. */
+/* log.c — structured journal records when stderr is the journal, stderr text otherwise; rate limiting.
+ * Messages carry text from outside (process and device names, a client's header): every message and
+ * the alert scope are escaped (pw_text_escape: control characters and bytes that are not UTF-8 as
+ * "\xNN"), so no line can be forged, no terminal driven, and journald stores text, not a blob.
+ * Text escaped before (process names in the evidence) passes unchanged. */
 #define _GNU_SOURCE
 #define SD_JOURNAL_SUPPRESS_LOCATION /* pw_log_at passes the caller's location itself */
 #include "log.h"
+
+#include "text_escape.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -101,8 +107,11 @@ static int journal_send(const char *file, int line, const char *func, int level,
 		add_field(&r, "ALERTSTATE=%s", alert->state);
 	if (alert && alert->severity)
 		add_field(&r, "ALERTSEVERITY=%s", alert->severity);
-	if (alert && alert->scope)
-		add_field(&r, "ALERTSCOPE=%s", alert->scope);
+	if (alert && alert->scope) {
+		char scope[sizeof(r.buf[0])];
+		pw_text_escape(alert->scope, strlen(alert->scope), scope, sizeof(scope));
+		add_field(&r, "ALERTSCOPE=%s", scope);
+	}
 	/* The message is longer than a field buffer: its own. */
 	snprintf(message, sizeof(message), "MESSAGE=%s", text);
 	r.iov[r.n].iov_base = message;
@@ -118,14 +127,18 @@ void pw_log_at(const char *file, int line, const char *func, int level,
 {
 	static const char *const names[] = {"emerg",   "alert",  "crit", "error",
 	                                    "warning", "notice", "info", "debug"};
-	char text[1024];
+	char raw[1024], text[1024];
 	va_list ap;
 
 	if (level > atomic_load_explicit(&log_max_level, memory_order_relaxed))
 		return;
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
+	int len = vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
+	if (len < 0)
+		return;
+	/* Cut to the buffer by vsnprintf (maybe inside a character: escaped then) and by the escapes. */
+	pw_text_escape(raw, strnlen(raw, sizeof(raw)), text, sizeof(text));
 	if (log_mode == LOG_TEXT)
 		fprintf(stderr, "perfwatchd: %s: %s\n", names[level & 7], text);
 	else if (log_mode == LOG_PREFIXED || journal_send(file, line, func, level, alert, text) < 0)

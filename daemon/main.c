@@ -278,6 +278,7 @@ static void log_restart_needed(const struct pw_options *old, const struct pw_opt
 	                 old->http_max_connections_per_ip != new->http_max_connections_per_ip ||
 	                 old->http_timeout_ns != new->http_timeout_ns ||
 	                 old->http_max_header_bytes != new->http_max_header_bytes},
+	        {"http-allowed-hosts", strcmp(old->http_allowed_hosts, new->http_allowed_hosts) != 0},
 	        {"instance", strcmp(old->instance, new->instance) != 0},
 	        {"notify timing", old->webhook_repeat_ns != new->webhook_repeat_ns ||
 	                                  old->am_resend_ns != new->am_resend_ns ||

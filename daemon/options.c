@@ -3,6 +3,7 @@
 #include "options.h"
 
 #include "duration.h"
+#include "http_host.h"
 #include "http_tls.h"
 #include "state_file.h"
 
@@ -37,6 +38,7 @@ enum opt_kind {
 	OPT_UINT,
 	OPT_BYTES, /* a size: 1GiB, 500MiB, 64KiB, or bytes */
 	OPT_TEXT,
+	OPT_HOSTS, /* names and addresses, blank or comma separated (http_host.h) */
 	OPT_CLI_ONLY
 };
 
@@ -107,6 +109,8 @@ static const struct opt_def opt_table[] = {
          "time a client has to send a whole request, and idle limit (default 10s)"},
         {"http-max-header-bytes", OPT_UINT, FIELD(http_max_header_bytes), "N",
          "memory per connection, which bounds a request's headers (default 32768)"},
+        {"http-allowed-hosts", OPT_HOSTS, FIELD(http_allowed_hosts), "NAMES",
+         "Host header names answered besides the listen address ('*': any; default: none)"},
         {"config", OPT_CLI_ONLY, 0, "FILE", "config file (default " PW_DEFAULT_CONFIG " if it exists)"},
         {"check-config", OPT_CLI_ONLY, 0, NULL, "validate flags and config file, then exit"},
         {"help", OPT_CLI_ONLY, 0, NULL, "show this help and exit"},
@@ -311,6 +315,17 @@ static int apply(struct pw_options *o, const struct opt_def *def, const char *va
 			return snprintf(why, n, "invalid value '%s' (empty or too long)", value), -EINVAL;
 		snprintf(field, sizeof(o->tls_priorities), "%s", value);
 		return 0;
+	case OPT_HOSTS: {
+		struct pw_http_hosts hosts; /* checked here, so --check-config and a reload say so */
+		if (strlen(value) >= sizeof(o->http_allowed_hosts))
+			return snprintf(why, n, "list too long (at most %zu bytes)",
+			                sizeof(o->http_allowed_hosts) - 1),
+			       -EINVAL;
+		if (pw_http_hosts_parse(value, &hosts, why, n) < 0)
+			return -EINVAL;
+		snprintf(field, sizeof(o->http_allowed_hosts), "%s", value);
+		return 0;
+	}
 	case OPT_CLI_ONLY:
 		break;
 	}
@@ -617,8 +632,8 @@ static void print_help(const char *prog)
 	       "enabled, for, resolve, threshold, critical and sigmas; see docs/detection.md.\n"
 	       "Alert receivers are [receiver.NAME] sections (type = webhook or alertmanager, url, ...);\n"
 	       "see docs/alerting.md.\n"
-	       "Basic auth: an [auth] section with 'user.NAME = BCRYPT-HASH' lines and\n"
-	       "'protect = /metrics /status /alerts' (nothing is protected by default).\n");
+	       "Basic auth: an [auth] section with 'user.NAME = BCRYPT-HASH' lines protects every\n"
+	       "endpoint but /healthz; 'protect = /metrics /status' narrows it to a list.\n");
 }
 
 static void build_longopts(struct option *longopts)

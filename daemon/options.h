@@ -56,6 +56,7 @@ struct pw_options {
 	uint32_t http_max_connections_per_ip;
 	int64_t http_timeout_ns;        /* to receive a request whole, and idle time */
 	uint32_t http_max_header_bytes; /* per-connection memory, bounds the request headers */
+	char http_allowed_hosts[1024];  /* Host names answered besides the listen address (http_host.h) */
 	struct pw_auth_config auth;     /* [auth] section */
 };
 

@@ -1,5 +1,5 @@
-/* alertmanager_json.c — webhook v4 messages and API v2 pushes with jansson (which escapes the quotes
- * and newlines descriptions may hold). */
+/* alertmanager_json.c — webhook v4 messages and API v2 pushes with jansson. Free text goes through
+ * pw_json_text: valid UTF-8, control characters as "\xNN", whatever a description or name holds. */
 #include "alertmanager_json.h"
 #include "json_util.h"
 
@@ -74,7 +74,7 @@ static json_t *generator_url(const struct pw_am_source *src)
 	char url[1024];
 
 	snprintf(url, sizeof(url), "%s/alerts", src->external_url ? src->external_url : "");
-	return json_string(url);
+	return pw_json_text(url, sizeof(url));
 }
 
 /* The fields both formats share: labels, annotations, startsAt, endsAt, generatorURL. startsAt is
@@ -131,11 +131,16 @@ char *pw_am_webhook_render(const struct pw_am_alert *in, const struct pw_am_sour
 	pw_json_set(&failed, doc, "groupKey", json_string(group_key));
 	pw_json_set(&failed, doc, "truncatedAlerts", json_integer(0));
 	pw_json_set(&failed, doc, "status", json_string(status));
-	pw_json_set(&failed, doc, "receiver", json_string(src->receiver ? src->receiver : ""));
+	/* Names from the config file: any bytes, and one that is not UTF-8 must not drop the message. */
+	pw_json_set(&failed, doc, "receiver",
+	            src->receiver && src->receiver[0] ? pw_json_text(src->receiver, SIZE_MAX)
+	                                              : json_string(""));
 	pw_json_set(&failed, doc, "groupLabels", group);
 	pw_json_set(&failed, doc, "commonLabels", labels_json(in->alert, src->instance, &failed));
 	pw_json_set(&failed, doc, "commonAnnotations", annotations_json(in->alert, &failed));
-	pw_json_set(&failed, doc, "externalURL", json_string(src->external_url ? src->external_url : ""));
+	pw_json_set(&failed, doc, "externalURL",
+	            src->external_url && src->external_url[0] ? pw_json_text(src->external_url, SIZE_MAX)
+	                                                      : json_string(""));
 	pw_json_set(&failed, doc, "alerts", alerts);
 	return dump(doc, failed);
 }

@@ -1,6 +1,8 @@
 /* json_util.c — rounding and formatting shared by the JSON exporters. */
 #include "json_util.h"
 
+#include "text_escape.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,22 +33,22 @@ json_t *pw_json_mhz(uint32_t khz)
 
 json_t *pw_json_text(const char *str, size_t max)
 {
-	size_t n = strnlen(str, max);
+	size_t n = strnlen(str, max), want;
 	json_t *text;
 	char *copy;
 
 	if (n == 0)
 		return json_null();
-	text = json_stringn(str, n);
-	if (text)
-		return text;
-	/* jansson refuses invalid UTF-8; keep the ASCII and mark the rest. */
-	copy = malloc(n);
+	/* jansson refuses invalid UTF-8 (and would pass control characters on, JSON-escaped, to
+	 * whoever prints the string): escape both, as lib does for process names. */
+	want = pw_text_escape(str, n, NULL, 0);
+	if (want == n)
+		return json_stringn(str, n);
+	copy = malloc(want + 1);
 	if (!copy)
 		return NULL;
-	for (size_t i = 0; i < n; i++)
-		copy[i] = (unsigned char)str[i] < 0x80 ? str[i] : '?';
-	text = json_stringn(copy, n);
+	pw_text_escape(str, n, copy, want + 1);
+	text = json_stringn(copy, want);
 	free(copy);
 	return text;
 }

@@ -23,8 +23,10 @@ json_t *pw_json_rate(double per_second);
 /* kHz as whole MHz; null for 0 (not read: no CPU runs at 0 Hz). */
 json_t *pw_json_mhz(uint32_t khz);
 
-/* A string from a fixed buffer of max bytes (NUL-terminated or full); null when empty. Bytes that
- * are not UTF-8 (a kernel name cut inside a character) become '?' rather than failing the document. */
+/* A string from a fixed buffer of max bytes (NUL-terminated or full); null when empty. Free text
+ * from outside may hold anything: control characters and bytes that are not UTF-8 (a name cut
+ * inside a character) become "\xNN" (pw_text_escape) rather than failing the document, so the
+ * string is always valid, printable UTF-8. Already escaped text passes unchanged. */
 json_t *pw_json_text(const char *str, size_t max);
 
 /* Unix time in nanoseconds as RFC 3339 UTC with milliseconds: "2023-11-14T22:13:20.123Z". */

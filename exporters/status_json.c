@@ -175,8 +175,7 @@ static json_t *top_lines(struct doc *d, const struct pw_line_sample *lines, uint
 			break;
 		prev_rate = lines[i].rate;
 		json_t *obj = json_object();
-		pw_json_set(&d->failed, obj, "irq",
-		            json_stringn(lines[i].line.irq, strnlen(lines[i].line.irq, PW_IRQ_NAME_MAX)));
+		pw_json_set(&d->failed, obj, "irq", pw_json_text(lines[i].line.irq, PW_IRQ_NAME_MAX));
 		pw_json_set(&d->failed, obj, "device", pw_json_text(lines[i].line.device, PW_IRQ_DEVICE_MAX));
 		pw_json_set(&d->failed, obj, "chip", pw_json_text(lines[i].line.chip, PW_IRQ_CHIP_MAX));
 		pw_json_set(&d->failed, obj, "per_second", pw_json_rate(prev_rate));
@@ -549,16 +548,17 @@ static json_t *deviations_section(struct doc *d, const struct pw_detector_view *
 		json_t *obj = json_object();
 		char words[256];
 		pw_deviation_text(dev, words, sizeof(words));
-		pw_json_set(&d->failed, obj, "what", json_string(dev->what));
+		pw_json_set(&d->failed, obj, "what", pw_json_text(dev->what, sizeof(dev->what)));
 		pw_json_set(&d->failed, obj, "cpu", dev->cpu >= 0 ? json_integer(dev->cpu) : json_null());
 		pw_json_set(&d->failed, obj, "unit", json_string(unit_name(dev->unit)));
 		pw_json_set(&d->failed, obj, "value", pw_json_real(dev->value, 4));
 		pw_json_set(&d->failed, obj, "baseline", pw_json_real(dev->baseline, 4));
 		pw_json_set(&d->failed, obj, "spread", pw_json_real(dev->spread, 4));
 		pw_json_set(&d->failed, obj, "score", pw_json_real(dev->score, 1));
-		pw_json_set(&d->failed, obj, "words", json_string(words));
+		pw_json_set(&d->failed, obj, "words", pw_json_text(words, sizeof(words)));
 		if (dev->evidence[0])
-			pw_json_set(&d->failed, obj, "evidence", json_string(dev->evidence));
+			pw_json_set(&d->failed, obj, "evidence",
+			            pw_json_text(dev->evidence, sizeof(dev->evidence)));
 		if (json_array_append_new(arr, obj) < 0)
 			d->failed = true;
 	}

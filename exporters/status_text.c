@@ -52,6 +52,17 @@ __attribute__((format(printf, 2, 3))) static void out(struct pw_outbuf *o, const
 		pw_outbuf_append(o, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
 
+/* The most of s[0..n) that ends on a character boundary (s[n] readable): a cut inside a UTF-8
+ * sequence would leave bytes that are not UTF-8 in the text. Never 0 when n is not. */
+static size_t fit_utf8(const char *s, size_t n)
+{
+	size_t at = n;
+
+	while (at > 0 && ((unsigned char)s[at] & 0xc0) == 0x80)
+		at--;
+	return at ? at : n;
+}
+
 /* The diagnosis, word-wrapped under its label; cut with "..." past DIAGNOSIS_LINES. */
 static void wrapped(struct pw_outbuf *o, const char *label, const char *text)
 {
@@ -64,7 +75,7 @@ static void wrapped(struct pw_outbuf *o, const char *label, const char *text)
 			while (n > 0 && text[at + n] != ' ')
 				n--;
 			if (n == 0)
-				n = room;
+				n = fit_utf8(text + at, room);
 		}
 		bool last = line == DIAGNOSIS_LINES - 1 && at + n < len;
 		out(o, "%-*s%.*s%s\n", LABEL, line ? "" : label, (int)n, text + at, last ? " ..." : "");
@@ -108,9 +119,11 @@ static void alerts(struct pw_outbuf *o, json_t *root)
 	}
 	json_array_foreach(list, i, a)
 	{
+		const char *summary = str(a, "summary");
+		size_t room = WIDTH - LABEL - 40, len = strlen(summary);
 		out(o, "%-*s%s %s (%s) since %.19s: %.*s\n", LABEL, i ? "" : "ALERTS", str(a, "state"),
-		    str(a, "name"), str(a, "severity"), str(a, "started_at"), WIDTH - LABEL - 40,
-		    str(a, "summary"));
+		    str(a, "name"), str(a, "severity"), str(a, "started_at"),
+		    (int)(len > room ? fit_utf8(summary, room) : len), summary);
 	}
 }
 

@@ -27,7 +27,7 @@ enum pw_severity { PW_SEVERITY_WARNING, PW_SEVERITY_CRITICAL };
 
 #define PW_EV_PROCS 5
 #define PW_EV_DISKS 3
-#define PW_EV_COMM_MAX 32
+#define PW_EV_COMM_MAX 64 /* a comm escaped (text_escape.h): 15 bytes may take 60 */
 #define PW_EV_DISK_NAME_MAX 32
 #define PW_EV_AFFINITY_MAX 48
 #define PW_EV_EPP_MAX 32
@@ -44,7 +44,7 @@ enum pw_probe_status {
 /* One process's CPU time over the probe window, in CPUs (1.0 = one CPU for the whole window). */
 struct pw_ev_process {
 	int32_t pid;
-	char comm[PW_EV_COMM_MAX];
+	char comm[PW_EV_COMM_MAX]; /* escaped: printable UTF-8, "\xNN" for control and non-UTF-8 bytes */
 	float system, user;
 };
 

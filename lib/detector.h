@@ -95,9 +95,9 @@ struct pw_deviation {
 	int32_t cpu;   /* the CPU a per-CPU figure is of; -1 host-wide */
 	enum pw_deviation_unit unit;
 	double value, baseline, spread;
-	double score;      /* spreads from the baseline, signed */
-	double rank;       /* how unusual times how large; the list is sorted by it, highest first */
-	char evidence[96]; /* filled by the daemon's probes ("most system time: dd (pid 42) 61% of a CPU") */
+	double score;       /* spreads from the baseline, signed */
+	double rank;        /* how unusual times how large; the list is sorted by it, highest first */
+	char evidence[128]; /* filled by the daemon's probes ("most system time: dd (pid 42) 61% of a CPU") */
 	enum pw_signal signal; /* the host signal, or PW_SIG_COUNT for per-CPU, softirq and line figures */
 };
 

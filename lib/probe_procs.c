@@ -11,6 +11,7 @@
  * let idle low pids hide a hog. */
 #define _GNU_SOURCE
 #include "probes_internal.h"
+#include "text_escape.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -99,7 +100,9 @@ static void top_insert(struct pw_ev_processes *ev, float key, float *keys, const
 		return;
 	keys[at] = key;
 	ev->top[at].pid = e->pid;
-	snprintf(ev->top[at].comm, sizeof(ev->top[at].comm), "%s", comm);
+	/* comm is any bytes the process chose: escaped here, where it becomes evidence, so every output
+	 * (JSON, /status text, descriptions, the log, webhooks) shows it printable and valid UTF-8. */
+	pw_text_escape(comm, strnlen(comm, PW_COMM_MAX), ev->top[at].comm, sizeof(ev->top[at].comm));
 	ev->top[at].system = sys;
 	ev->top[at].user = user;
 }

@@ -46,7 +46,7 @@ def get(port, path, src="127.0.0.1", timeout=5.0):
     start = time.monotonic()
     try:
         s = connect_from(src, port, timeout)
-        s.sendall(("GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" % path).encode())
+        s.sendall(("GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n" % path).encode())
         data = b""
         while True:
             chunk = s.recv(65536)
@@ -87,7 +87,7 @@ def slowloris(port, n, timeout):
     socks, opened, lifetimes = [], time.monotonic(), {}
     for _ in range(n):
         s = connect_from("127.0.0.2", port)
-        s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+        s.sendall(b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n")
         socks.append(s)
     first, _ = samples_total(port)
     worst, polls, payload = 0.0, 0, b"X-Slow: " + b"a" * 100000
@@ -171,7 +171,7 @@ def per_ip(port, limit):
     # Other addresses are unaffected meanwhile, and a kept connection is a working one.
     if get(port, "/healthz")[0] != 200:
         fail("another address was refused while 127.0.0.3 was at its limit")
-    alive[0].sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+    alive[0].sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
     if not alive[0].recv(100).startswith(b"HTTP/1.1 200"):
         fail("a connection within the limit was not served")
     for s in socks:
@@ -189,7 +189,7 @@ def big_header(port):
     s = connect_from("127.0.0.4", port)
     reply = b""
     try:
-        s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 100000 + b"\r\n\r\n")
+        s.sendall(b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * 100000 + b"\r\n\r\n")
     except OSError:
         pass  # closed while we were still sending: that is a refusal too
     try:
@@ -216,7 +216,7 @@ def auth_flood(port, user, password, n):
         start = time.monotonic()
         try:
             s = connect_from(src, port, 10)
-            s.sendall(("GET %s HTTP/1.1\r\nHost: x\r\nAuthorization: Basic %s\r\nConnection: close\r\n\r\n"
+            s.sendall(("GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic %s\r\nConnection: close\r\n\r\n"
                        % (path, tok)).encode())
             data = b""
             while True:
@@ -299,7 +299,7 @@ def burst(port, pid, n):
             s.close()
             continue
         try:
-            s.send(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+            s.send(b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         except OSError:
             pass
         socks.append(s)

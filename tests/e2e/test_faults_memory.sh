@@ -115,7 +115,7 @@ socks = []
 for _ in range(stalled):
     s = socket.create_connection(("127.0.0.1", port))
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    s.sendall(b"GET /history HTTP/1.1\r\nHost: x\r\n\r\n")
+    s.sendall(b"GET /history HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
     socks.append(s)
 threads = [threading.Thread(target=client) for _ in range(clients)]
 for t in threads: t.start()

@@ -58,10 +58,14 @@ grep -q hunter2 "$PW_WORK/auth.log" && pw_fail "the log shows the rejected value
 expect 200 "after a rejected reload" -u ops:right
 expect 401 "after a rejected reload, no password"
 
-# Nothing protected, then protected again.
+# Users without protect: every endpoint but /healthz is protected. No users: nothing is. Then
+# protected again.
 printf '[auth]\nuser.ops = %s\n' "$right" >"$conf"
 reload
-expect 200 "protect removed"
+expect 401 "protect removed: users protect everything"
+printf '[auth]\n' >"$conf"
+reload
+expect 200 "users removed"
 printf '[auth]\nuser.ops = %s\nprotect = /status /metrics\n' "$right" >"$conf"
 reload
 expect 401 "protect added again"

@@ -77,6 +77,33 @@ START_TEST(test_config)
 }
 END_TEST
 
+/* Users without a protect line protect every endpoint but /healthz; protect narrows it; no user,
+ * nothing. */
+START_TEST(test_protect_default)
+{
+	static const char *const endpoints[] = {"/", "/metrics", "/status", "/alerts", "/history", "/ui"};
+	struct pw_auth_config cfg = {0};
+
+	ck_assert_uint_eq(pw_auth_protected(&cfg), 0);
+	ck_assert_ptr_null(pw_auth_new(&cfg));
+	set_ok(&cfg, "user.prom", HASH_RIGHT);
+	struct pw_auth *a = pw_auth_new(&cfg);
+	ck_assert_ptr_nonnull(a);
+	for (size_t i = 0; i < sizeof(endpoints) / sizeof(endpoints[0]); i++)
+		ck_assert_msg(pw_auth_protects(a, endpoints[i]), "%s open", endpoints[i]);
+	ck_assert(!pw_auth_protects(a, "/healthz"));
+	ck_assert(!pw_auth_protects(a, "/nope")); /* a 404 needs no password */
+	pw_auth_free(a);
+	set_ok(&cfg, "protect", "/metrics /ui");
+	ck_assert_uint_eq(pw_auth_protected(&cfg), pw_auth_endpoint("/metrics") | pw_auth_endpoint("/ui"));
+	a = pw_auth_new(&cfg);
+	ck_assert(pw_auth_protects(a, "/ui"));
+	ck_assert(!pw_auth_protects(a, "/status"));
+	ck_assert(!pw_auth_protects(a, "/history"));
+	pw_auth_free(a);
+}
+END_TEST
+
 START_TEST(test_config_rejects)
 {
 	set_bad("user.a", "$6$salt$abcdef", "not a bcrypt hash: SHA-512-crypt");
@@ -92,6 +119,8 @@ START_TEST(test_config_rejects)
 	set_bad("user.a:b", HASH_RIGHT, "invalid user name");
 	set_bad("user.", HASH_RIGHT, "invalid user name");
 	set_bad("protect", "/metrics /secret", "unknown endpoint '/secret'");
+	set_bad("protect", "", "empty list");
+	set_bad("protect", " , ", "empty list");
 	set_bad("realm", "x", "unknown key 'realm'");
 
 	struct pw_auth_config cfg = {0};
@@ -325,6 +354,7 @@ static Suite *http_auth_suite(void)
 	TCase *malformed = tcase_create("malformed");
 
 	tcase_add_test(core, test_config);
+	tcase_add_test(core, test_protect_default);
 	tcase_add_test(core, test_verify);
 	tcase_add_test(core, test_verify_prefixes);
 	tcase_add_test(core, test_throttle);

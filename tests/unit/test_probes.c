@@ -200,6 +200,37 @@ START_TEST(test_system_time_processes)
 }
 END_TEST
 
+/* A comm is any 15 bytes but NUL: it becomes evidence escaped (text_escape.h), control and
+ * non-UTF-8 bytes as \xNN, valid UTF-8 kept, so every output shows it printable; the longest
+ * escaped comm (15 bytes, each escaped) fits whole. */
+START_TEST(test_hostile_comm)
+{
+	struct pw_probes *p = probes_at(0);
+	struct pw_sample *s = sample_new();
+	struct pw_alert a = active(PW_ALERT_SYSTEM_TIME_HIGH);
+	const char *hostile = "pw\x1b]0;\x07\n\x9b\xff\xc3\xa9\x7fok";
+	const char *controls = "\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0b\x0c\x0d\x0e\x0f\x10";
+
+	put_proc(4242, hostile, 0, 1000, 9001);
+	put_proc(4243, controls, 0, 1000, 9002);
+	pw_probes_update(p, &a, 1, s, T0);
+	put_proc(4242, hostile, 0, 1090, 9001);
+	put_proc(4243, controls, 0, 1050, 9002);
+	pw_probes_update(p, &a, 1, s, T0 + SEC);
+	pw_probes_apply(p, &a);
+	const struct pw_ev_processes *ev = &a.evidence.system_time.processes;
+	ck_assert_uint_eq(ev->n, 2);
+	ck_assert_str_eq(ev->top[0].comm, "pw\\x1b]0;\\x07\\x0a\\x9b\\xff\xc3\xa9\\x7fok");
+	ck_assert_str_eq(ev->top[1].comm, "\\x01\\x02\\x03\\x04\\x05\\x06\\x07\\x08\\x09\\x0b\\x0c\\x0d"
+	                                  "\\x0e\\x0f\\x10");
+	const char *want = "Most system time: pw\\x1b]0;\\x07\\x0a\\x9b\\xff\xc3\xa9\\x7fok (pid 4242), 90% "
+	                   "of a CPU.";
+	ck_assert_msg(strstr(a.description, want) != NULL, "%s", a.description);
+	free(s);
+	pw_probes_free(p);
+}
+END_TEST
+
 static int64_t mono_ns(void)
 {
 	struct timespec ts;
@@ -432,6 +463,7 @@ int main(void)
 	tcase_add_unchecked_fixture(core, setup_base, teardown_base);
 	tcase_add_checked_fixture(core, setup, teardown);
 	tcase_add_test(core, test_system_time_processes);
+	tcase_add_test(core, test_hostile_comm);
 	tcase_add_test(core, test_hog_among_idle);
 	tcase_add_test(core, test_pid_cap);
 	tcase_add_test(core, test_no_proc);
