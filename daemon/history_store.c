@@ -63,8 +63,10 @@ struct pw_history_store *pw_history_store_new(const struct pw_history_store_conf
 	        .cpu_cap = cfg->cpu_cap,
 	        .retention_ns = cfg->retention_ns,
 	        .retention_size = cfg->retention_size - cfg->retention_size / MINUTES_SIZE_SHARE,
-	        .block_span_ns = 300 * NS_PER_S,     /* what a crash may leave in the head */
-	        .file_span_max_ns = 3600 * NS_PER_S, /* retention drops an hour at a time */
+	        .block_span_ns = 300 * NS_PER_S, /* what a crash may leave in the head */
+	        /* Retention drops a quarter of an hour at a time, and a window reads at most a quarter
+	         * hour before its start (an hour from disk: 1.1 h decoded, 1.5 h with hourly files). */
+	        .file_span_max_ns = 900 * NS_PER_S,
 	};
 	struct pw_history_tier_config minutes = {
 	        .dir = cfg->dir,
@@ -76,7 +78,7 @@ struct pw_history_store *pw_history_store_new(const struct pw_history_store_conf
 	        .retention_ns = cfg->retention_ns > INT64_MAX / 10 ? INT64_MAX : cfg->retention_ns * 10,
 	        .retention_size = cfg->retention_size / MINUTES_SIZE_SHARE,
 	        .block_span_ns = 3 * 3600 * NS_PER_S,
-	        .file_span_max_ns = 86400 * NS_PER_S, /* a day a file */
+	        .file_span_max_ns = 6 * 3600 * NS_PER_S, /* a day from disk: 1.1 days decoded */
 	};
 
 	if (!st)

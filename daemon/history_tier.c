@@ -3,6 +3,7 @@
 #include "history_tier.h"
 
 #include "log.h"
+#include "prefault.h"
 #include "store_codec.h"
 
 #include <dirent.h>
@@ -783,6 +784,7 @@ static int take(struct points_out *o, const struct pw_history_point *p, int64_t 
 		char *d = realloc(o->data, (size_t)cap * o->point_size);
 		if (!d)
 			return -ENOMEM;
+		pw_prefault(d + (size_t)o->cap * o->point_size, (size_t)(cap - o->cap) * o->point_size);
 		o->data = d;
 		o->cap = cap;
 	}
@@ -855,6 +857,7 @@ int pw_history_tier_read(const char *dir, const char *prefix, uint32_t cpu_cap, 
 		r = -ENOMEM;
 		goto out;
 	}
+	pw_prefault(scratch, PW_STORE_POINTS_MAX * point_size);
 	head.max = PW_STORE_POINTS_MAX;
 	snprintf(name, sizeof(name), "%s.head", prefix);
 	if ((r = read_file(dir_fd, name, dec, scratch, cpu_cap, &head, since_ns, until_ns)) < 0 &&

@@ -10,6 +10,7 @@
 #include "http_auth.h"
 #include "http_guard.h"
 #include "http_history.h"
+#include "http_host.h"
 #include "http_respond.h"
 #include "http_tls.h"
 #include "log.h"
@@ -54,7 +55,9 @@ struct pw_http {
 	pthread_mutex_t auth_lock;
 	struct pw_auth *auth_pending;
 	atomic_bool auth_swap;
-	struct pw_guard *guard; /* request receive deadlines (slowloris) */
+	struct pw_guard *guard;     /* request receive deadlines (slowloris) */
+	struct pw_http_hosts hosts; /* Host names answered besides the listen address (DNS rebinding) */
+	struct pw_ratelimit host_log_limit;
 	struct pw_ratelimit auth_log_limit;
 	/* Refused logins; only MHD's one polling thread writes and reads them. */
 	uint64_t auth_bad_credentials, auth_throttled;
@@ -287,7 +290,7 @@ int pw_http_reconfigure_auth(struct pw_http *h, const struct pw_auth_config *cfg
 {
 	struct pw_auth *fresh = pw_auth_new(cfg);
 
-	if (!fresh && cfg->protect)
+	if (!fresh && pw_auth_protected(cfg))
 		return -ENOMEM;
 	if (fresh && !h->opts->tls_cert[0] && !loopback(&h->opts->listen_addr))
 		pw_log(LOG_WARNING, "http: basic auth on %s without TLS sends passwords in clear text",
@@ -323,6 +326,7 @@ static bool authorized(struct pw_http *h, struct MHD_Connection *conn, enum MHD_
 	        MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
 	if (!resp)
 		return *ret = MHD_NO, false;
+	pw_http_safety_headers(resp);
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	if (r == PW_AUTH_THROTTLED) {
@@ -340,12 +344,50 @@ static bool authorized(struct pw_http *h, struct MHD_Connection *conn, enum MHD_
 	return false;
 }
 
+static enum MHD_Result count_host(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	(void)kind;
+	(void)value;
+	if (strcasecmp(key, MHD_HTTP_HEADER_HOST) == 0)
+		*(unsigned *)cls += 1;
+	return MHD_YES;
+}
+
+/* DNS rebinding (http_host.h): only requests for this server's own address or names are answered,
+ * before anything else (a password check included). A second Host header is refused: which one a
+ * proxy on the way went by is unknown. The listen address is the passed socket's under socket
+ * activation (main.c takes it from getsockname). */
+static bool host_allowed(struct pw_http *h, struct MHD_Connection *conn, enum MHD_Result *ret)
+{
+	const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+	unsigned n = 0;
+	uint64_t suppressed;
+
+	MHD_get_connection_values(conn, MHD_HEADER_KIND, count_host, &n);
+	if (n <= 1 && pw_http_host_allowed(&h->hosts, (const struct sockaddr *)&h->opts->listen_addr, host))
+		return true;
+	/* The log escapes what the client sent (log.c). */
+	if (pw_ratelimit_allow(&h->host_log_limit, pw_mono_ns(), &suppressed))
+		pw_log(LOG_NOTICE,
+		       "http: refused a request for Host '%.100s'%s: not this server's address or name (a "
+		       "name it answers to goes in http-allowed-hosts) (%llu similar messages suppressed)",
+		       host ? host : "", n > 1 ? " and more Host headers" : "",
+		       (unsigned long long)suppressed);
+	*ret = respond_text(conn, MHD_HTTP_MISDIRECTED_REQUEST,
+	                    "misdirected request: this server does not answer to that Host (see "
+	                    "http-allowed-hosts)\n");
+	return false;
+}
+
+/* A request's state once its headers are in; a /history request waiting for the history thread has
+ * its job there instead. */
+static int headers_seen;
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
                               const char *version, const char *upload_data, size_t *upload_data_size,
                               void **state)
 {
 	struct pw_http *h = cls;
-	static int headers_seen;
 	(void)version;
 	(void)upload_data;
 
@@ -356,11 +398,19 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		*state = &headers_seen;
 		return MHD_YES;
 	}
+	if (*state != &headers_seen) { /* resumed: the history thread made the answer */
+		struct pw_http_history_job *job = *state;
+		*state = &headers_seen;
+		return pw_http_history_answer(conn, job);
+	}
 	if (*upload_data_size != 0) {
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
 	pw_guard_request_received(h->guard, conn); /* its receive deadline no longer applies */
+	enum MHD_Result refused;
+	if (!host_allowed(h, conn, &refused))
+		return refused;
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
 		return respond_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n");
 	if (atomic_load_explicit(&h->auth_swap, memory_order_acquire))
@@ -378,8 +428,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		return serve_healthz(h, conn);
 	if (strcmp(url, "/alerts") == 0)
 		return serve_alerts(h, conn);
-	if (strcmp(url, "/history") == 0)
-		return pw_http_history_serve(h->history, conn);
+	if (strcmp(url, "/history") == 0) {
+		struct pw_http_history_job *job = NULL;
+		enum MHD_Result r = pw_http_history_serve(h->history, conn, &job);
+		if (job)
+			*state = job;
+		return r;
+	}
 	if (strcmp(url, "/ui") == 0 ||
 	    (strcmp(url, "/") == 0 &&
 	     pw_http_ui_wanted(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT))))
@@ -392,6 +447,18 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		        "/healthz  sampler health\n/history  the last hour, second by second (JSON, CSV)\n"
 		        "/ui       the last hour, plotted (open it in a browser)\n");
 	return respond_text(conn, MHD_HTTP_NOT_FOUND, "not found\n");
+}
+
+/* The guard's bookkeeping, and a /history job whose connection closed before its answer (at a
+ * stop: MHD closes no connection while it is suspended). */
+static void on_completed(void *cls, struct MHD_Connection *conn, void **state,
+                         enum MHD_RequestTerminationCode code)
+{
+	struct pw_http *h = cls;
+	pw_guard_on_completed(h->guard, conn, state, code);
+	if (*state && *state != &headers_seen)
+		pw_http_history_job_free(*state);
+	*state = NULL;
 }
 
 /* MHD's own complaints (bad requests, resource limits), rate-limited: a hostile client must not
@@ -462,7 +529,7 @@ static int secure(struct pw_http *h, const struct pw_options *opts, struct MHD_O
 		tls[3] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
 	}
 	h->auth = pw_auth_new(&opts->auth);
-	if (!h->auth && opts->auth.protect)
+	if (!h->auth && pw_auth_protected(&opts->auth))
 		return snprintf(err, n, "out of memory"), -1;
 	if (h->auth && !opts->tls_cert[0] && !loopback(&opts->listen_addr))
 		pw_log(LOG_WARNING, "http: basic auth on %s without TLS sends passwords in clear text",
@@ -478,10 +545,16 @@ struct pw_http *pw_http_start(const struct pw_options *opts, const struct pw_sam
                               char *err, size_t err_size)
 {
 	struct pw_http *h = calloc(1, sizeof(*h));
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+	/* Suspend and resume: /history is answered on the history thread (http_history.c). */
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
+	                 MHD_ALLOW_SUSPEND_RESUME;
 
 	if (!h)
 		return snprintf(err, err_size, "out of memory"), NULL;
+	if (pw_http_hosts_parse(opts->http_allowed_hosts, &h->hosts, err, err_size) < 0) {
+		free(h); /* checked with the options already */
+		return NULL;
+	}
 	pthread_mutex_init(&h->auth_lock, NULL);
 	h->opts = opts;
 	h->sampler = sampler;
@@ -489,6 +562,7 @@ struct pw_http *pw_http_start(const struct pw_options *opts, const struct pw_sam
 	h->notifier = notifier;
 	h->mhd_log_limit.period_ns = 60 * INT64_C(1000000000);
 	h->auth_log_limit.period_ns = 60 * INT64_C(1000000000);
+	h->host_log_limit.period_ns = 60 * INT64_C(1000000000);
 	pw_outbuf_init(&h->body);
 	pw_outbuf_init(&h->gz);
 	h->sample = malloc(pw_ring_payload_size(pw_sampler_latest(sampler)));
@@ -532,8 +606,8 @@ struct pw_http *pw_http_start(const struct pw_options *opts, const struct pw_sam
 	                          (unsigned)((opts->http_timeout_ns + 999999999) / 1000000000 + 1),
 	                          MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)opts->http_max_header_bytes,
 	                          MHD_OPTION_NOTIFY_CONNECTION, pw_guard_on_connection, h->guard,
-	                          MHD_OPTION_NOTIFY_COMPLETED, pw_guard_on_completed, h->guard,
-	                          MHD_OPTION_ARRAY, passed_socket, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
+	                          MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_ARRAY,
+	                          passed_socket, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
 	if (!h->mhd) {
 		snprintf(err, err_size, "cannot listen on %s (address in use or not local?)", opts->listen);
 		http_free(h);
@@ -546,6 +620,7 @@ void pw_http_stop(struct pw_http *h)
 {
 	if (!h)
 		return;
+	pw_http_history_stop(h->history); /* MHD must find no connection suspended */
 	MHD_stop_daemon(h->mhd);
 	http_free(h);
 }

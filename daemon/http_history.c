@@ -1,7 +1,13 @@
 /* http_history.c — GET /history and GET /ui. The window is copied out of the history ring once per
- * request (pw_history_copy_window: seqlock reads, the sampler never waits), rendered by
- * exporters/history_json, and the copy freed: nothing is held while nobody looks. */
-#define _GNU_SOURCE /* strcasestr */
+ * request (pw_history_copy_window: seqlock reads, the sampler never waits), and read from the store
+ * for what the ring no longer holds, rendered by exporters/history_json, and the copy freed: nothing
+ * is held while nobody looks.
+ *
+ * All of that runs on a thread of its own (pw-history): a day from disk takes tens of milliseconds,
+ * and on MHD's one thread a /metrics scrape would wait behind it. MHD's thread copies the request,
+ * suspends the connection and queues it; the history thread makes the answer and resumes the
+ * connection; MHD's thread queues the answer. Requests are answered in order, one at a time. */
+#define _GNU_SOURCE /* strcasestr, pthread_setname_np */
 #include "http_history.h"
 #include "http_respond.h"
 
@@ -14,15 +20,20 @@
 #include "history_tier.h"
 #include "history_transitions.h"
 #include "outbuf.h"
+#include "prefault.h"
 
 #include <errno.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #define MAX_ARGS 16
+/* Requests waiting for the history thread; more get 503 at once. The page asks for one window at a
+ * time, a few clients at most. */
+#define MAX_QUEUED 32
 #define TRANSITIONS_CAP 256
 #define DISK_TRANSITIONS_CAP 2048 /* from the store's file: the newest in the window */
 #define GZIP_MIN_BYTES (64 * 1024)
@@ -40,6 +51,24 @@
 extern const unsigned char pw_ui_page[];
 extern const size_t pw_ui_page_len;
 
+struct args {
+	struct pw_history_arg a[MAX_ARGS];
+	size_t n;
+	bool overflow;
+};
+
+/* One request for the history thread: what it asked (copied on MHD's thread: the connection is not
+ * read from another) and, once made, the answer. */
+struct pw_http_history_job {
+	struct pw_http_history_job *next;
+	struct MHD_Connection *conn;
+	struct args args; /* keys and values: strdup'ed */
+	char *accept, *accept_encoding;
+	unsigned status;
+	struct MHD_Response *resp; /* NULL: no answer could be made (MHD closes the connection) */
+	const char *type, *encoding;
+};
+
 struct pw_http_history {
 	const struct pw_sampler *sampler;
 	const struct pw_detector_thread *detector_thread;
@@ -50,7 +79,17 @@ struct pw_http_history {
 	struct pw_detector_view view;
 	struct pw_sample *sample; /* scratch: the newest sample, for line names */
 	struct pw_history_transition transitions[DISK_TRANSITIONS_CAP + TRANSITIONS_CAP + PW_ALERT_COUNT * 2];
+
+	/* the queue of the history thread */
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	struct pw_http_history_job *head, *tail;
+	unsigned queued;
+	bool stopping, started;
 };
+
+static void *history_main(void *arg);
 
 struct pw_http_history *pw_http_history_new(const struct pw_sampler *sampler,
                                             const struct pw_detector_thread *detector_thread,
@@ -66,10 +105,15 @@ struct pw_http_history *pw_http_history_new(const struct pw_sampler *sampler,
 	hh->history_ns = history_ns;
 	pw_outbuf_init(&hh->body);
 	pw_outbuf_init(&hh->gz);
-	if (!(hh->sample = malloc(pw_ring_payload_size(pw_sampler_latest(sampler))))) {
-		free(hh);
+	pthread_mutex_init(&hh->lock, NULL);
+	pthread_cond_init(&hh->wake, NULL);
+	if (!(hh->sample = malloc(pw_ring_payload_size(pw_sampler_latest(sampler)))) ||
+	    pthread_create(&hh->thread, NULL, history_main, hh) != 0) {
+		pw_http_history_free(hh);
 		return NULL;
 	}
+	hh->started = true;
+	pthread_setname_np(hh->thread, "pw-history"); /* for top -H and perf; failure is harmless */
 	return hh;
 }
 
@@ -77,6 +121,9 @@ void pw_http_history_free(struct pw_http_history *hh)
 {
 	if (!hh)
 		return;
+	pw_http_history_stop(hh);
+	pthread_mutex_destroy(&hh->lock);
+	pthread_cond_destroy(&hh->wake);
 	pw_outbuf_done(&hh->body);
 	pw_outbuf_done(&hh->gz);
 	free(hh->store_dir);
@@ -96,30 +143,38 @@ void pw_http_history_set_transitions(struct pw_http_history *hh, const struct pw
 	hh->log = log;
 }
 
-static enum MHD_Result respond_error(struct MHD_Connection *conn, unsigned status, const char *what)
+static void answer_text(struct pw_http_history_job *job, unsigned status, const char *what)
 {
 	char text[640];
 	int n = snprintf(text, sizeof(text), "%s\n", what);
-	return pw_http_respond(conn, status, "text/plain; charset=utf-8", text,
-	                       (size_t)n < sizeof(text) ? (size_t)n : sizeof(text) - 1, NULL);
+	job->status = status;
+	job->type = "text/plain; charset=utf-8";
+	job->encoding = NULL;
+	job->resp = MHD_create_response_from_buffer((size_t)n < sizeof(text) ? (size_t)n : sizeof(text) - 1,
+	                                            text, MHD_RESPMEM_MUST_COPY);
 }
 
-struct args {
-	struct pw_history_arg a[MAX_ARGS];
-	size_t n;
-	bool overflow;
-};
+static char *copy_or_null(const char *s, bool *failed)
+{
+	char *c = s ? strdup(s) : NULL;
+	*failed |= s && !c;
+	return c;
+}
 
 static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
 {
 	struct args *args = cls;
+	bool failed = false;
 	(void)kind;
 	if (args->n == MAX_ARGS) {
 		args->overflow = true;
 		return MHD_NO;
 	}
-	args->a[args->n++] = (struct pw_history_arg){key, value};
-	return MHD_YES;
+	struct pw_history_arg *a = &args->a[args->n++];
+	a->key = copy_or_null(key ? key : "", &failed);
+	a->value = copy_or_null(value, &failed);
+	args->overflow |= failed; /* answered as too many: the copy is what failed, rarely */
+	return failed ? MHD_NO : MHD_YES;
 }
 
 /* The alerts the log has not seen (it is not wired, or they began before it): the active ones,
@@ -209,42 +264,46 @@ static void free_and_trim(void *body)
 	malloc_trim(0);
 }
 
-/* Queue out's bytes; a big buffer is handed over (no copy) and out left empty. */
-static enum MHD_Result respond_buf(struct MHD_Connection *conn, const char *type, struct pw_outbuf *out,
-                                   const char *encoding, bool big)
+/* The answer from out's bytes; a big buffer is handed over (no copy) and out left empty. */
+static void answer_buf(struct pw_http_history_job *job, const char *type, struct pw_outbuf *out,
+                       const char *encoding, bool big)
 {
-	if (!big)
-		return pw_http_respond(conn, MHD_HTTP_OK, type, out->data, out->len, encoding);
-	struct MHD_Response *resp =
-	        MHD_create_response_from_buffer_with_free_callback(out->len, out->data, free_and_trim);
-	if (!resp)
-		return MHD_NO;
-	pw_outbuf_init(out); /* the response owns the bytes now */
-	return pw_http_queue(conn, MHD_HTTP_OK, resp, type, encoding);
+	job->status = MHD_HTTP_OK;
+	job->type = type;
+	job->encoding = encoding;
+	if (!big) {
+		job->resp = MHD_create_response_from_buffer(out->len, out->data, MHD_RESPMEM_MUST_COPY);
+		return;
+	}
+	/* Down to its length first: the doubling's slack was faulted in (pw_prefault), and an answer a
+	 * slow client does not read keeps its buffer for as long as it stays. */
+	char *fit = realloc(out->data, out->len ? out->len : 1);
+	if (fit)
+		out->data = fit, out->cap = out->len;
+	job->resp = MHD_create_response_from_buffer_with_free_callback(out->len, out->data, free_and_trim);
+	if (job->resp)
+		pw_outbuf_init(out); /* the response owns the bytes now */
 }
 
-static enum MHD_Result send_body(struct pw_http_history *hh, struct MHD_Connection *conn, const char *type)
+static void answer_body(struct pw_http_history *hh, struct pw_http_history_job *job, const char *type)
 {
-	const char *ae = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
 	/* An hour is megabytes: do not keep them while nobody looks. */
 	bool big = hh->body.cap > BIG_BODY_BYTES;
-	enum MHD_Result r;
 
-	if (hh->body.len >= GZIP_MIN_BYTES && pw_gzip_accepted(ae) &&
+	if (hh->body.len >= GZIP_MIN_BYTES && pw_gzip_accepted(job->accept_encoding) &&
 	    pw_gzip_compress(hh->body.data, hh->body.len, &hh->gz) == 0) {
 		if (big)
 			pw_outbuf_done(&hh->body);
-		r = respond_buf(conn, type, &hh->gz, "gzip", big);
+		answer_buf(job, type, &hh->gz, "gzip", big);
 	} else {
 		if (big)
 			pw_outbuf_done(&hh->gz);
-		r = respond_buf(conn, type, &hh->body, NULL, big);
+		answer_buf(job, type, &hh->body, NULL, big);
 	}
-	if (big) { /* whatever respond_buf did not hand over (it failed) */
+	if (big) { /* whatever answer_buf did not hand over (it failed) */
 		pw_outbuf_done(&hh->body);
 		pw_outbuf_done(&hh->gz);
 	}
-	return r;
 }
 
 /* Points gathered for a window: samples, or per-minute means with their mins, maxs and counts. */
@@ -268,12 +327,15 @@ static int gathered_reserve(struct gathered *g, uint32_t n, bool agg)
 {
 	if (g->n + n <= g->cap)
 		return 0;
-	uint32_t cap = g->n + n;
+	/* Grown by half: the minutes come one at a time, and copying a day of them per minute was
+	 * most of a day's answer. */
+	uint32_t cap = g->n + n > g->cap + g->cap / 2 ? g->n + n : g->cap + g->cap / 2;
 	char **arrays[] = {&g->points, &g->mins, &g->maxs};
 	for (int k = 0; k < (agg ? 3 : 1); k++) {
 		char *a = realloc(*arrays[k], (size_t)cap * g->point_size);
 		if (!a)
 			return -ENOMEM;
+		pw_prefault(a + (size_t)g->cap * g->point_size, (size_t)(cap - g->cap) * g->point_size);
 		*arrays[k] = a;
 	}
 	uint32_t *c = agg ? realloc(g->counts, (size_t)cap * sizeof(*c)) : NULL;
@@ -285,16 +347,25 @@ static int gathered_reserve(struct gathered *g, uint32_t n, bool agg)
 	return 0;
 }
 
-/* Append n samples (a sample is its own mean, min and max, of one). */
-static int gathered_samples(struct gathered *g, const char *pts, uint32_t n)
+/* Append n samples (a sample is its own mean, min and max, of one). An empty window of samples
+ * alone adopts *pts (cap points long) instead of copying it: an hour at 16 CPUs is 1.7 MB, and a
+ * copy into fresh pages costs more than rendering half of it. */
+static int gathered_samples(struct gathered *g, char **pts, uint32_t n, uint32_t cap)
 {
 	bool agg = g->mins != NULL;
+	if (!agg && !g->points) {
+		g->points = *pts;
+		g->n = n;
+		g->cap = cap;
+		*pts = NULL;
+		return 0;
+	}
 	if (gathered_reserve(g, n, agg) < 0)
 		return -ENOMEM;
-	memcpy(g->points + (size_t)g->n * g->point_size, pts, (size_t)n * g->point_size);
+	memcpy(g->points + (size_t)g->n * g->point_size, *pts, (size_t)n * g->point_size);
 	if (agg) {
-		memcpy(g->mins + (size_t)g->n * g->point_size, pts, (size_t)n * g->point_size);
-		memcpy(g->maxs + (size_t)g->n * g->point_size, pts, (size_t)n * g->point_size);
+		memcpy(g->mins + (size_t)g->n * g->point_size, *pts, (size_t)n * g->point_size);
+		memcpy(g->maxs + (size_t)g->n * g->point_size, *pts, (size_t)n * g->point_size);
 		for (uint32_t i = 0; i < n; i++)
 			g->counts[g->n + i] = 1;
 	}
@@ -317,6 +388,7 @@ static int gather_samples(struct pw_http_history *hh, int64_t since_ns, int64_t 
 
 	if (!points)
 		return -ENOMEM;
+	pw_prefault(points, (size_t)cap * g->point_size);
 	uint32_t n = pw_history_copy_window(ring, since_ns, until_ns, points, cap);
 	/* What the ring no longer holds comes from the store: the window up to the ring's oldest (in
 	 * the store's milliseconds, so the ring's oldest point is not read twice). */
@@ -330,11 +402,12 @@ static int gather_samples(struct pw_http_history *hh, int64_t since_ns, int64_t 
 		int got = pw_history_tier_read(hh->store_dir, PW_HISTORY_SAMPLES,
 		                               pw_sampler_cpu_cap(hh->sampler), g->point_size, since_ns,
 		                               ring_from, DISK_POINTS_BYTES / g->point_size, &disk);
-		r = got < 0 ? got : gathered_samples(g, disk, (uint32_t)got);
-		free(disk);
+		char *pts = disk;
+		r = got < 0 ? got : gathered_samples(g, &pts, (uint32_t)got, (uint32_t)got);
+		free(pts);
 	}
 	if (r == 0)
-		r = gathered_samples(g, points, n);
+		r = gathered_samples(g, &points, n, cap);
 	free(points);
 	return r;
 }
@@ -378,23 +451,25 @@ static int gather_minutes(struct pw_http_history *hh, int64_t since_ns, int64_t 
 	return r;
 }
 
-enum MHD_Result pw_http_history_serve(struct pw_http_history *hh, struct MHD_Connection *conn)
+/* The history thread: job's answer. */
+static void render(struct pw_http_history *hh, struct pw_http_history_job *job)
 {
 	const struct pw_ring *ring = pw_sampler_history(hh->sampler);
 	struct pw_history_query q;
 	struct pw_history_window w = {.interval_ns = hh->interval_ns, .now_real_ns = pw_real_ns()};
 	struct gathered g = {.point_size = pw_ring_payload_size(ring)};
-	struct args args = {.n = 0};
 	char err[512];
 	int r = 0;
 
-	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_arg, &args);
-	if (args.overflow)
-		return respond_error(conn, MHD_HTTP_BAD_REQUEST, "too many parameters");
-	const char *accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
-	if (pw_history_query_parse(args.a, args.n, accept, w.now_real_ns, hh->history_ns, &q, err,
-	                           sizeof(err)) < 0)
-		return respond_error(conn, MHD_HTTP_BAD_REQUEST, err);
+	if (job->args.overflow) {
+		answer_text(job, MHD_HTTP_BAD_REQUEST, "too many parameters");
+		return;
+	}
+	if (pw_history_query_parse(job->args.a, job->args.n, job->accept, w.now_real_ns, hh->history_ns, &q,
+	                           err, sizeof(err)) < 0) {
+		answer_text(job, MHD_HTTP_BAD_REQUEST, err);
+		return;
+	}
 
 	/* Steps of whole minutes come from the minutes tier, and so does a long window without a step
 	 * of its own; the minutes not summed yet (the current one) from the samples. */
@@ -416,11 +491,13 @@ enum MHD_Result pw_http_history_serve(struct pw_http_history *hh, struct MHD_Con
 		         "?until=), "
 		         "or steps of whole minutes (?step=1m)",
 		         (size_t)(DISK_POINTS_BYTES / g.point_size));
-		return respond_error(conn, MHD_HTTP_BAD_REQUEST, err);
+		answer_text(job, MHD_HTTP_BAD_REQUEST, err);
+		return;
 	}
 	if (r < 0) {
 		gathered_free(&g);
-		return respond_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+		answer_text(job, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+		return;
 	}
 	w.points = g.points;
 	w.mins = g.mins;
@@ -434,11 +511,123 @@ enum MHD_Result pw_http_history_serve(struct pw_http_history *hh, struct MHD_Con
 	int e = pw_history_render(&hh->body, &q, &w, err, sizeof(err));
 	free(lines);
 	gathered_free(&g);
-	if (e < 0)
-		return respond_error(
-		        conn, e == -E2BIG ? MHD_HTTP_BAD_REQUEST : MHD_HTTP_INTERNAL_SERVER_ERROR, err);
-	return send_body(hh, conn,
-	                 q.format == PW_HISTORY_CSV ? "text/csv; charset=utf-8" : "application/json");
+	if (e < 0) {
+		answer_text(job, e == -E2BIG ? MHD_HTTP_BAD_REQUEST : MHD_HTTP_INTERNAL_SERVER_ERROR, err);
+		return;
+	}
+	answer_body(hh, job, q.format == PW_HISTORY_CSV ? "text/csv; charset=utf-8" : "application/json");
+}
+
+/* ---- the history thread and its queue ---- */
+
+void pw_http_history_job_free(struct pw_http_history_job *job)
+{
+	if (!job)
+		return;
+	for (size_t i = 0; i < job->args.n; i++) {
+		free((char *)job->args.a[i].key);
+		free((char *)job->args.a[i].value);
+	}
+	free(job->accept);
+	free(job->accept_encoding);
+	if (job->resp)
+		MHD_destroy_response(job->resp);
+	free(job);
+}
+
+static void *history_main(void *arg)
+{
+	struct pw_http_history *hh = arg;
+
+	pthread_mutex_lock(&hh->lock);
+	for (;;) {
+		while (!hh->head && !hh->stopping)
+			pthread_cond_wait(&hh->wake, &hh->lock);
+		struct pw_http_history_job *job = hh->head;
+		if (!job)
+			break; /* stopping, and nothing is waiting */
+		hh->head = job->next;
+		if (!hh->head)
+			hh->tail = NULL;
+		hh->queued--;
+		bool stopping = hh->stopping;
+		pthread_mutex_unlock(&hh->lock);
+		if (stopping)
+			answer_text(job, MHD_HTTP_SERVICE_UNAVAILABLE, "perfwatchd is stopping");
+		else
+			render(hh, job);
+		MHD_resume_connection(job->conn); /* MHD's thread queues the answer */
+		pthread_mutex_lock(&hh->lock);
+	}
+	pthread_mutex_unlock(&hh->lock);
+	return NULL;
+}
+
+void pw_http_history_stop(struct pw_http_history *hh)
+{
+	if (!hh->started)
+		return;
+	pthread_mutex_lock(&hh->lock);
+	hh->stopping = true;
+	pthread_cond_signal(&hh->wake);
+	pthread_mutex_unlock(&hh->lock);
+	pthread_join(hh->thread, NULL);
+	hh->started = false;
+}
+
+enum MHD_Result pw_http_history_serve(struct pw_http_history *hh, struct MHD_Connection *conn,
+                                      struct pw_http_history_job **ret_job)
+{
+	struct pw_http_history_job *job = calloc(1, sizeof(*job));
+	bool failed = !job;
+
+	if (job) {
+		job->conn = conn;
+		MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_arg, &job->args);
+		job->accept = copy_or_null(
+		        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT), &failed);
+		job->accept_encoding = copy_or_null(
+		        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING),
+		        &failed);
+	}
+	pthread_mutex_lock(&hh->lock);
+	bool busy = hh->stopping || hh->queued >= MAX_QUEUED;
+	if (!failed && !busy) {
+		/* Suspended before the history thread can see it: it resumes only what is suspended. */
+		MHD_suspend_connection(conn);
+		if (hh->tail)
+			hh->tail->next = job;
+		else
+			hh->head = job;
+		hh->tail = job;
+		hh->queued++;
+		pthread_cond_signal(&hh->wake);
+	}
+	pthread_mutex_unlock(&hh->lock);
+	if (failed || busy) {
+		pw_http_history_job_free(job);
+		struct MHD_Response *resp = MHD_create_response_from_buffer(
+		        failed ? 14 : 37, failed ? "out of memory\n" : "too many /history requests waiting\n",
+		        MHD_RESPMEM_PERSISTENT);
+		if (!resp)
+			return MHD_NO;
+		if (!failed)
+			MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+		return pw_http_queue(conn,
+		                     failed ? MHD_HTTP_INTERNAL_SERVER_ERROR : MHD_HTTP_SERVICE_UNAVAILABLE,
+		                     resp, "text/plain; charset=utf-8", NULL);
+	}
+	*ret_job = job;
+	return MHD_YES;
+}
+
+enum MHD_Result pw_http_history_answer(struct MHD_Connection *conn, struct pw_http_history_job *job)
+{
+	struct MHD_Response *resp = job->resp;
+	job->resp = NULL; /* pw_http_queue drops the reference */
+	enum MHD_Result r = resp ? pw_http_queue(conn, job->status, resp, job->type, job->encoding) : MHD_NO;
+	pw_http_history_job_free(job);
+	return r;
 }
 
 bool pw_http_ui_wanted(const char *accept)

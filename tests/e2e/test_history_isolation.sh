@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# A long /history request is answered on its own thread: /metrics scrapes sent while it renders
+# are answered before it ends (on the HTTP thread alone they waited for the whole render). The
+# window is six hours of a busy 16-CPU host read from disk (bench/make_store writes a day through
+# the daemon's store code), a quarter of a second here; each scrape takes about a millisecond.
+# Then 40 windows asked at once: the first 32 wait their turn and are answered, the rest get 503
+# with Retry-After, and the daemon goes on answering.
+source "$(dirname "$0")/lib.sh"
+
+make_store="$(dirname "$PERFWATCHD")/../bench/make_store"
+[ -x "$make_store" ] || pw_skip "no bench/make_store beside $PERFWATCHD"
+tree="$PW_FIXTURES/kernels/host-16cpu-load-1"
+"$make_store" "$PW_WORK/state" 16 86400 >/dev/null || pw_fail "make_store failed"
+# Per address 64 connections (32 by default, which would refuse the crowd below before the queue).
+pw_start iso --procfs "$tree/proc" --sysfs "$tree/sys" --state-dir "$PW_WORK/state" --history 10s \
+	--http-max-connections-per-ip 64
+
+stamp() { date +%s%N; }
+for attempt in 1 2 3; do
+	curl -s -o "$PW_WORK/six-hours.json" -w '%{http_code}' "$PW_URL/history?since=-6h" >"$PW_WORK/code" &
+	history=$!
+	sleep 0.05
+	scrapes_from=$(stamp)
+	# One curl, one connection kept alive: five processes would take longer to start than to scrape.
+	codes=$(curl -s -o /dev/null -w '%{http_code}\n' "$PW_URL/metrics" "$PW_URL/metrics" "$PW_URL/metrics" \
+		"$PW_URL/metrics" "$PW_URL/metrics")
+	[ "$(grep -c '^200$' <<<"$codes")" = 5 ] || pw_fail "scrapes answered: $codes"
+	scrapes_done=$(stamp)
+	running=0
+	kill -0 "$history" 2>/dev/null && running=1
+	wait "$history"
+	history_done=$(stamp)
+	[ "$(cat "$PW_WORK/code")" = 200 ] || pw_fail "/history?since=-6h answered $(cat "$PW_WORK/code")"
+	[ "$running" = 1 ] && break
+	# The window came back before the scrapes were done: on a fast machine, or the scrapes waited.
+	echo "attempt $attempt: the window took $(((history_done - scrapes_from) / 1000000)) ms after the first" \
+		"scrape, the 5 scrapes $(((scrapes_done - scrapes_from) / 1000000)) ms" >&2
+done
+[ "$running" = 1 ] || pw_fail "5 scrapes were not answered while /history?since=-6h rendered (3 attempts)"
+points=$(jq '.time_ms | length' "$PW_WORK/six-hours.json")
+[ "$points" -ge 2000 ] || pw_fail "six hours came back with $points rows"
+echo "5 scrapes in $(((scrapes_done - scrapes_from) / 1000000)) ms while the window rendered" \
+	"(done $(((history_done - scrapes_done) / 1000000)) ms after them, $points rows)"
+
+# A crowd: 32 wait their turn, the rest are refused at once, nothing is lost.
+crowd=()
+for i in $(seq 40); do
+	curl -s -m 60 -o /dev/null -D "$PW_WORK/crowd-head$i" -w '%{http_code}\n' "$PW_URL/history?since=-1h" \
+		>"$PW_WORK/crowd-code$i" &
+	crowd+=($!)
+done
+wait "${crowd[@]}" || true # the daemon is a child too: not a bare wait
+codes=$(cat "$PW_WORK"/crowd-code*)
+ok=$(grep -c '^200$' <<<"$codes" || true)
+busy=$(grep -c '^503$' <<<"$codes" || true)
+[ $((ok + busy)) = 40 ] || pw_fail "40 requests: $ok answered, $busy refused, the others: $(grep -v '^200$\|^503$' <<<"$codes" | sort | uniq -c | tr '\n' ' ')"
+[ "$ok" -ge 32 ] || pw_fail "only $ok of 40 answered (32 may wait)"
+if [ "$busy" -gt 0 ]; then
+	grep -l '^HTTP/1.1 503' "$PW_WORK"/crowd-head* | head -1 | xargs grep -qi '^Retry-After: 1' ||
+		pw_fail "a 503 without Retry-After"
+fi
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$PW_URL/history?since=-2s")" = 200 ] || pw_fail "no answer after the crowd"
+pw_has_metric '^perfwatch_samples_total ' || pw_fail "no /metrics after the crowd"
+echo "PASS: 40 at once: $ok answered, $busy refused with 503"
