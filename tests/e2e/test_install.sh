@@ -46,4 +46,7 @@ out=$("$dest/usr/sbin/perfwatchd" --config "$dest/etc/perfwatch/perfwatchd.conf"
 if command -v man >/dev/null; then
 	man -l "$dest/usr/share/man/man8/perfwatchd.8" 2>/dev/null | grep -q "SIGHUP" || pw_fail "man page does not render or lacks SIGHUP"
 fi
+# The man page's header names the version the binary prints (both from VERSION).
+grep -q "^\.TH PERFWATCHD 8 [^ ]* \"perfwatch ${version#perfwatchd }\"" "$dest/usr/share/man/man8/perfwatchd.8" ||
+	pw_fail "man page header: $(grep '^\.TH' "$dest/usr/share/man/man8/perfwatchd.8")"
 echo "PASS: ${#want[@]} files installed; $version"
