@@ -85,12 +85,6 @@ static const uint64_t pow10_16[16] = {1,
 
 #define FIXED_MAX 24 /* "-9000000000000000" and a point: the most write_fixed writes */
 
-/* "00" to "99": the whole part two digits at a time. */
-static const char digit_pairs[201] =
-        "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-        "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-        "8081828384858687888990919293949596979899";
-
 /* value rounded to decimals places (0 to 4), trailing zeros dropped, or "null" (unknown, or too
  * large to round exactly), written at dst; returns the end. dst has room for FIXED_MAX bytes. */
 static char *write_fixed(char *dst, double v, int decimals)
@@ -135,12 +129,12 @@ static char *write_fixed(char *dst, double v, int decimals)
 	while (whole >= 100) { /* two digits at a time, from the right */
 		unsigned k = (unsigned)(whole % 100) * 2;
 		whole /= 100;
-		*--p = digit_pairs[k + 1];
-		*--p = digit_pairs[k];
+		*--p = pw_digit_pairs[k + 1];
+		*--p = pw_digit_pairs[k];
 	}
 	if (whole >= 10) {
-		*--p = digit_pairs[whole * 2 + 1];
-		*--p = digit_pairs[whole * 2];
+		*--p = pw_digit_pairs[whole * 2 + 1];
+		*--p = pw_digit_pairs[whole * 2];
 	} else
 		*--p = (char)('0' + whole);
 	p = dst + digits;

@@ -12,17 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Two decimal digits per entry, so u64 formatting does one division per two digits. */
-static const char digit_pairs[201] = "00010203040506070809"
-                                     "10111213141516171819"
-                                     "20212223242526272829"
-                                     "30313233343536373839"
-                                     "40414243444546474849"
-                                     "50515253545556575859"
-                                     "60616263646566676869"
-                                     "70717273747576777879"
-                                     "80818283848586878889"
-                                     "90919293949596979899";
+const char pw_digit_pairs[201] = "00010203040506070809"
+                                 "10111213141516171819"
+                                 "20212223242526272829"
+                                 "30313233343536373839"
+                                 "40414243444546474849"
+                                 "50515253545556575859"
+                                 "60616263646566676869"
+                                 "70717273747576777879"
+                                 "80818283848586878889"
+                                 "90919293949596979899";
 
 static const uint64_t pow10_u64[10] = {
         1ull,      10ull,      100ull,      1000ull,      10000ull,
@@ -105,13 +104,13 @@ static char *format_u64(char *end, uint64_t value)
 		unsigned pair = (unsigned)(value % 100) * 2;
 		value /= 100;
 		p -= 2;
-		p[0] = digit_pairs[pair];
-		p[1] = digit_pairs[pair + 1];
+		p[0] = pw_digit_pairs[pair];
+		p[1] = pw_digit_pairs[pair + 1];
 	}
 	if (value >= 10) {
 		p -= 2;
-		p[0] = digit_pairs[value * 2];
-		p[1] = digit_pairs[value * 2 + 1];
+		p[0] = pw_digit_pairs[value * 2];
+		p[1] = pw_digit_pairs[value * 2 + 1];
 	} else {
 		*--p = (char)('0' + value);
 	}

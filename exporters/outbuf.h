@@ -17,6 +17,10 @@ struct pw_outbuf {
 	bool failed;
 };
 
+/* "00" to "99": two decimal digits per entry, so number formatting does one division per two
+ * digits (pw_outbuf_u64, /history's fixed-point figures). */
+extern const char pw_digit_pairs[201];
+
 void pw_outbuf_init(struct pw_outbuf *buf);
 void pw_outbuf_done(struct pw_outbuf *buf);
 
