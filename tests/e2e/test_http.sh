@@ -31,7 +31,7 @@ for how in "$PW_URL/status?format=text" "-H Accept:text/plain $PW_URL/status"; d
 	# shellcheck disable=SC2086 # $how is a curl argument list
 	curl -s -D "$PW_WORK/sh" -o "$PW_WORK/status.txt" $how
 	grep -qi '^Content-Type: text/plain' "$PW_WORK/sh" || pw_fail "/status text content type ($how)"
-	head -2 "$PW_WORK/status.txt" | grep -q '^DIAGNOSIS  ' || pw_fail "the text /status does not start with the diagnosis"
+	grep -q '^DIAGNOSIS  ' <<<"$(head -2 "$PW_WORK/status.txt")" || pw_fail "the text /status does not start with the diagnosis"
 	[ "$(wc -l <"$PW_WORK/status.txt")" -le 24 ] || pw_fail "the text /status is over one screen"
 done
 

@@ -42,12 +42,12 @@ headers_ok "/alerts" "${u[@]}" "$PW_URL/alerts" >/dev/null
 headers_ok "/" "${u[@]}" "$PW_URL/" >/dev/null
 headers_ok "/healthz" "$PW_URL/healthz" >/dev/null
 headers_ok "/history" "${u[@]}" "$PW_URL/history?since=-10s&format=csv" >/dev/null
-headers_ok "/history 400" "${u[@]}" "$PW_URL/history?since=nonsense" | grep -q '^HTTP/1.1 400' ||
+grep -q '^HTTP/1.1 400' <<<"$(headers_ok "/history 400" "${u[@]}" "$PW_URL/history?since=nonsense")" ||
 	pw_fail "/history?since=nonsense is not 400"
-headers_ok "404" "$PW_URL/nope" | grep -q '^HTTP/1.1 404' || pw_fail "not 404"
-headers_ok "405" -X POST "$PW_URL/metrics" | grep -q '^HTTP/1.1 405' || pw_fail "not 405"
-headers_ok "401" "$PW_URL/metrics" | grep -q '^HTTP/1.1 401' || pw_fail "not 401"
-headers_ok "421" -H 'Host: evil.example' "$PW_URL/healthz" | grep -q '^HTTP/1.1 421' || pw_fail "not 421"
+grep -q '^HTTP/1.1 404' <<<"$(headers_ok "404" "$PW_URL/nope")" || pw_fail "not 404"
+grep -q '^HTTP/1.1 405' <<<"$(headers_ok "405" -X POST "$PW_URL/metrics")" || pw_fail "not 405"
+grep -q '^HTTP/1.1 401' <<<"$(headers_ok "401" "$PW_URL/metrics")" || pw_fail "not 401"
+grep -q '^HTTP/1.1 421' <<<"$(headers_ok "421" -H 'Host: evil.example' "$PW_URL/healthz")" || pw_fail "not 421"
 # /ui sends its own policy: one header that holds both.
 ui=$(headers_ok "/ui" "${u[@]}" "$PW_URL/ui")
 grep -qi "^Content-Security-Policy: default-src 'none';.*frame-ancestors 'none'$" <<<"$ui" || pw_fail "/ui policy not merged: $ui"

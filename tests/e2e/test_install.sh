@@ -44,7 +44,7 @@ grep -qx 'ExecStart=/usr/sbin/perfwatchd --state-dir=${STATE_DIRECTORY}' "$dest/
 out=$("$dest/usr/sbin/perfwatchd" --config "$dest/etc/perfwatch/perfwatchd.conf" --check-config 2>&1) ||
 	pw_fail "the installed config is rejected: $out"
 if command -v man >/dev/null; then
-	man -l "$dest/usr/share/man/man8/perfwatchd.8" 2>/dev/null | grep -q "SIGHUP" || pw_fail "man page does not render or lacks SIGHUP"
+	grep -q "SIGHUP" <<<"$(man -l "$dest/usr/share/man/man8/perfwatchd.8" 2>/dev/null)" || pw_fail "man page does not render or lacks SIGHUP"
 fi
 # The man page's header names the version the binary prints (both from VERSION).
 grep -q "^\.TH PERFWATCHD 8 [^ ]* \"perfwatch ${version#perfwatchd }\"" "$dest/usr/share/man/man8/perfwatchd.8" ||

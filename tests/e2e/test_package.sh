@@ -98,7 +98,7 @@ done
 	pw_fail "/usr/sbin/perfwatchd is $(owner /usr/sbin/perfwatchd)"
 [ "$(owner "$conf")" = "640 root:perfwatch" ] ||
 	pw_fail "$conf is $(owner "$conf"), want 640 root:perfwatch"
-dpkg-query -W -f='${Conffiles}\n' perfwatch | grep -q "^ $conf " || pw_fail "$conf is not a conffile"
+grep -q "^ $conf " <<<"$(dpkg-query -W -f='${Conffiles}\n' perfwatch)" || pw_fail "$conf is not a conffile"
 IFS=: read -r _ _ uid gid _ home shell < <(getent passwd perfwatch) || pw_fail "no user perfwatch"
 [ "$(getent group perfwatch | cut -d: -f3)" = "$gid" ] || pw_fail "perfwatch's primary group is not perfwatch"
 [ "$uid" -lt 1000 ] && [ "$shell" = /usr/sbin/nologin ] ||

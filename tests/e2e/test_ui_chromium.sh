@@ -59,7 +59,7 @@ mkdir -p "$PW_WORK/state"
 pw_start live --procfs "$PW_WORK/live/proc" --sysfs "$PW_WORK/live/sys" --alert-for 2s --baseline-warmup 10s \
 	--state-dir "$PW_WORK/state"
 kill -USR1 "$SC_PID"
-firing() { pw_get alerts | grep -q '"state": "firing"'; }
+firing() { grep -q '"state": "firing"' <<<"$(pw_get alerts)"; }
 pw_wait_for 60 "InterruptRateDrop firing" firing
 fired_at=$(pw_get alerts | python3 -c 'import json,sys,datetime as d; a=json.load(sys.stdin)["alerts"][0]; print(int(d.datetime.fromisoformat(a["fired_at"].replace("Z","+00:00")).timestamp()*1000))')
 pw_wait_for 10 "3 s more" sleep 3
