@@ -84,7 +84,7 @@ static void next_point(struct pw_history_point *p, uint32_t ncpu, int64_t real_n
 	p->mem_available_kb = (uint64_t)((double)p->mem_available_kb + (uniform() * 2 - 1) * 4096);
 	p->cached_kb = (uint64_t)((double)p->cached_kb + (uniform() * 2 - 1) * 2048);
 	for (int k = 0; k < PW_PSI_COUNT; k++)
-		p->psi_some_avg10[k] = (uint16_t)(uniform() * 300);
+		p->psi_some_stall[k] = (uint16_t)(uniform() * 300);
 	for (int k = 0; k < PW_HISTORY_LINES; k++) {
 		snprintf(p->lines[k].irq, sizeof(p->lines[k].irq), "%s", lines[k]);
 		p->lines[k].rate = (float)jitter(line_rates[k], 0.1);

@@ -62,8 +62,9 @@ struct pw_disk_writer {
 	bool started;            /* the thread runs: start and stop are the owner's calls, on one thread */
 	char *state_dir;         /* NULL: no baselines */
 	struct pw_recorder *rec; /* NULL: no recording; appended to by the writer only */
-	struct pw_history_store *store; /* NULL: no history on disk; the writer's */
-	struct pw_rec_encoder *enc;     /* the producer's */
+	struct pw_history_store *store;    /* NULL: no history on disk; the writer's */
+	struct pw_history_reducer reducer; /* pw_disk_writer_history()'s caller's */
+	struct pw_rec_encoder *enc;        /* the producer's */
 
 	/* The producer's alone. */
 	uint64_t seq;
@@ -297,7 +298,7 @@ void pw_disk_writer_history(struct pw_disk_writer *w, const struct pw_sample *s)
 		return;
 	if ((rec = malloc(sizeof(*rec) + len))) {
 		*rec = (struct record){.kind = POINT, .now_ns = s->mono_ns, .len = len};
-		pw_history_point_from(s, (void *)rec->bytes);
+		pw_history_point_from(s, &w->reducer, (void *)rec->bytes);
 		if (enqueue(w, rec, &queued, &queued_bytes))
 			return;
 	}

@@ -76,9 +76,9 @@ static void complain(struct pw_history_tier *st, int64_t now_ns, const char *wha
 	atomic_store(&st->failing, true);
 	if (pw_ratelimit_allow(&st->complain, now_ns, &suppressed))
 		pw_log(LOG_WARNING,
-		       "history store %s: %s: %s; sampling and detection go on, retried with the next sample "
-		       "(%" PRIu64 " failures not logged)",
-		       st->dir, what, strerror(err), suppressed);
+		       "history store %s: %s tier: %s: %s; sampling and detection go on, retried with the "
+		       "next sample (%" PRIu64 " failures not logged)",
+		       st->dir, st->prefix, what, strerror(err), suppressed);
 }
 
 /* "samples-1714564800000.pwh": the tier's prefix and its first point's Unix ms. */
@@ -892,4 +892,41 @@ out:
 	}
 	*ret_points = o.data;
 	return (int)o.n;
+}
+
+/* The sampling interval in the header of file name; 0 when it cannot be read. */
+static int64_t header_interval(int dir_fd, const char *name)
+{
+	unsigned char head[PW_STORE_HEADER_SIZE];
+	struct pw_store_header h;
+	int fd = open_in(dir_fd, name, O_RDONLY);
+	ssize_t got = fd >= 0 ? read(fd, head, sizeof(head)) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	return got > 0 && pw_store_header_decode(head, (size_t)got, &h) == 0 ? h.interval_ns : 0;
+}
+
+int pw_history_tier_describe(const char *dir, const char *prefix, int64_t *ret_first_ms,
+                             int64_t *ret_interval_ns)
+{
+	struct data_file *files = NULL;
+	char name[64];
+	int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	*ret_first_ms = INT64_MIN;
+	*ret_interval_ns = 0;
+	if (dir_fd < 0)
+		return -errno;
+	int n = list_files(dir_fd, prefix, &files);
+	if (n > 0) {
+		*ret_first_ms = files[0].first_ms;
+		file_name(prefix, files[0].first_ms, name, sizeof(name));
+	} else {
+		snprintf(name, sizeof(name), "%s.head", prefix);
+	}
+	*ret_interval_ns = header_interval(dir_fd, name);
+	close(dir_fd);
+	free(files);
+	return n < 0 ? n : 0;
 }

@@ -80,8 +80,15 @@ static const struct opt_def opt_table[] = {
         /* flight recorder: --replay and --json are a mode of their own, command line only */
         {"record", OPT_PATH, FIELD(record), "FILE",
          "append every sample to FILE, compact, for --replay (default: not recorded)"},
-        {"replay", OPT_CLI_ONLY, FIELD(replay), "FILE",
-         "run the detector over a recording, print each alert transition, exit"},
+        {"replay", OPT_CLI_ONLY, FIELD(replay), "FILE|DIR",
+         "run the detector over a recording, or the history on disk of a state dir, print each alert "
+         "transition, exit"},
+        {"since", OPT_CLI_ONLY, FIELD(replay_since), "TIME",
+         "with --replay DIR: from this time (-2h, RFC 3339, Unix seconds; default: the oldest kept)"},
+        {"until", OPT_CLI_ONLY, FIELD(replay_until), "TIME",
+         "with --replay DIR: up to this time (default now)"},
+        {"to-store", OPT_CLI_ONLY, FIELD(replay_to_store), "DIR",
+         "with --replay FILE: also keep the recording as history in state dir DIR, as the daemon would"},
         {"json", OPT_CLI_ONLY, FIELD(replay_json), NULL, "with --replay: one JSON object per line"},
         /* alert delivery: daemon/notifier.c, docs/alerting.md */
         {"webhook", OPT_RECEIVER, 0, "URL",
@@ -625,8 +632,9 @@ static void print_help(const char *prog)
 		         opt_table[i].arg ? opt_table[i].arg : "");
 		printf("  %-32s %s\n", flag, opt_table[i].help);
 	}
-	printf("\nEvery option but config, check-config, replay, json, help and version can be set in the\n"
-	       "config file as 'name = value' (optionally under [perfwatchd]); flags override the file.\n"
+	printf("\nEvery option but config, check-config, replay, since, until, to-store, json, help and\n"
+	       "version can be set in the config file as 'name = value' (optionally under [perfwatchd]);\n"
+	       "flags override the file.\n"
 	       "Each rule can be tuned in a [rule.NAME] section (NAME: InterruptTimeHigh, CpuFrequencyLow,\n"
 	       "InterruptRateDrop, MemorySwapping, IoWaitHigh, SystemTimeHigh, StealHigh) with the keys\n"
 	       "enabled, for, resolve, threshold, critical and sigmas; see docs/detection.md.\n"
@@ -673,9 +681,10 @@ static int scan_cli(struct pw_options *o, int argc, char **argv, const struct op
 		const struct opt_def *def = &opt_table[c - 256];
 		bool own_field = def->kind == OPT_CLI_ONLY && def->offset;
 		if (own_field && def->arg) {
-			if (!*optarg || strlen(optarg) >= sizeof(o->replay))
-				return snprintf(err, n, "--%s: invalid path '%s'", name, optarg), -EINVAL;
-			snprintf((char *)o + def->offset, sizeof(o->replay), "%s", optarg);
+			/* Every such field is a char[PW_OPT_TEXT_MAX]. */
+			if (!*optarg || strlen(optarg) >= PW_OPT_TEXT_MAX)
+				return snprintf(err, n, "--%s: invalid value '%s'", name, optarg), -EINVAL;
+			snprintf((char *)o + def->offset, PW_OPT_TEXT_MAX, "%s", optarg);
 		} else if (own_field) {
 			*(bool *)(void *)((char *)o + def->offset) = true;
 		}
@@ -768,8 +777,16 @@ static int validate(const struct pw_options *o, char *err, size_t n)
 		return snprintf(err, n, "retention-time: must be at least one interval"), -EINVAL;
 	if (o->retention_size < (UINT64_C(64) << 10))
 		return snprintf(err, n, "retention-size: must be at least 64KiB"), -EINVAL;
-	if (o->replay_json && !o->replay[0])
-		return snprintf(err, n, "json: only with --replay"), -EINVAL;
+	const struct {
+		const char *name;
+		bool given;
+	} replay_only[] = {{"json", o->replay_json},
+	                   {"since", o->replay_since[0]},
+	                   {"until", o->replay_until[0]},
+	                   {"to-store", o->replay_to_store[0]}};
+	for (size_t i = 0; i < sizeof(replay_only) / sizeof(replay_only[0]) && !o->replay[0]; i++)
+		if (replay_only[i].given)
+			return snprintf(err, n, "%s: only with --replay", replay_only[i].name), -EINVAL;
 	if (o->state_dir[0] && pw_state_check_dir(o->state_dir, why, sizeof(why)) < 0)
 		return snprintf(err, n, "state-dir: %s", why), -EINVAL;
 	int line;

@@ -14,6 +14,7 @@
 
 #define PW_DEFAULT_CONFIG "/etc/perfwatch/perfwatchd.conf"
 #define PW_DEFAULT_PORT 10071
+#define PW_OPT_TEXT_MAX 1024 /* the command-line-only paths and times below */
 /* The longest line of the config file, in bytes: room for a 4 KiB token or URL and its key. */
 #define PW_CONFIG_LINE_MAX 8192
 
@@ -40,8 +41,11 @@ struct pw_options {
 	uint32_t rule_for_set;              /* bit per rule: its section set "for" */
 	uint32_t rule_resolve_set;          /* bit per rule: its section set "resolve" */
 	char record[1024];                  /* --record: append every sample here; empty: off */
-	char replay[1024];                  /* --replay FILE: judge a recording instead of sampling */
-	bool replay_json;                   /* --json: replay prints JSON lines */
+	char replay[PW_OPT_TEXT_MAX];       /* --replay FILE|DIR: judge a recording or a store instead */
+	char replay_since[PW_OPT_TEXT_MAX]; /* --since, --until: the store's window ("" whole) */
+	char replay_until[PW_OPT_TEXT_MAX];
+	char replay_to_store[PW_OPT_TEXT_MAX]; /* --to-store DIR: a recording replayed into a store */
+	bool replay_json;                      /* --json: replay prints JSON lines */
 	/* alert delivery (notifier.h) */
 	struct pw_receivers receivers; /* --webhook, --alertmanager and [receiver.NAME] sections */
 	char instance[256];            /* the "instance" label of alerts; default: the host name */

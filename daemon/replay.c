@@ -3,13 +3,17 @@
 
 #include "alerts_json.h"
 #include "clock.h"
+#include "history_store.h"
 #include "json_util.h"
 #include "recording.h"
+#include "state_file.h"
+#include "transitions.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define EVENTS_CAP (2 * PW_ALERT_COUNT)
 /* The read buffer's first size; it grows to the largest record of the file (a few KB in practice,
@@ -33,6 +37,9 @@ struct replay {
 	struct pw_rec_decoder *decoder;
 	struct pw_sample *sample;
 	struct pw_alert_event events[EVENTS_CAP];
+	struct pw_history_store *store; /* --to-store */
+	struct pw_history_point *point;
+	struct pw_history_reducer reducer;
 	unsigned long long samples, transitions, segments;
 	int64_t recorded_ns; /* sum of the samples' intervals: recorded time, gaps between runs left out */
 };
@@ -81,11 +88,11 @@ static void configure(struct replay *rp)
 			rp->config.rules[i].resolve_ns = 3 * rp->hdr.interval_ns;
 }
 
-static int print_event(const struct replay *rp, const struct pw_alert_event *ev)
+int pw_replay_print_event(const struct pw_options *opts, const struct pw_alert_event *ev)
 {
 	const struct pw_alert *a = &ev->alert;
 
-	if (rp->opts->replay_json) {
+	if (opts->replay_json) {
 		json_t *obj = pw_alert_event_json(ev);
 		char *text = obj ? json_dumps(obj, JSON_COMPACT) : NULL;
 		json_decref(obj);
@@ -107,6 +114,46 @@ static int print_event(const struct replay *rp, const struct pw_alert_event *ev)
 	return 0;
 }
 
+/* --to-store: the sample's history point and the alert transitions, as the daemon keeps them. */
+static void keep(struct replay *rp, size_t nevents)
+{
+	struct pw_history_transition t[EVENTS_CAP];
+
+	pw_history_point_from(rp->sample, &rp->reducer, rp->point);
+	pw_history_store_append(rp->store, rp->point, pw_mono_ns());
+	for (size_t i = 0; i < nevents; i++)
+		pw_transition_compact(&rp->events[i], &t[i]);
+	if (nevents)
+		pw_history_store_transitions(rp->store, t, nevents, pw_mono_ns());
+}
+
+/* --to-store DIR: the store under state dir DIR (made 0700 when missing), for the recording's
+ * layout and interval, within --retention-time and --retention-size of its newest sample. */
+static int open_store(struct replay *rp)
+{
+	char dir[PW_OPT_TEXT_MAX + 16], why[PW_OPT_TEXT_MAX + 512];
+	const char *state_dir = rp->opts->replay_to_store;
+
+	if (mkdir(state_dir, 0700) < 0 && errno != EEXIST) {
+		snprintf(why, sizeof(why), "--to-store %s: %s", state_dir, strerror(errno));
+		return fail(rp, 2, why);
+	}
+	if (pw_state_check_dir(state_dir, why, sizeof(why)) < 0)
+		return fail(rp, 2, why);
+	pw_history_store_dir(state_dir, dir, sizeof(dir));
+	struct pw_history_store_config sc = {
+	        .dir = dir,
+	        .interval_ns = rp->hdr.interval_ns > 0 ? rp->hdr.interval_ns : 1000000000,
+	        .cpu_cap = rp->hdr.cpu_cap,
+	        .retention_ns = rp->opts->retention_ns,
+	        .retention_size = rp->opts->retention_size,
+	};
+	if (!(rp->store = pw_history_store_new(&sc)) ||
+	    !(rp->point = calloc(1, pw_history_point_size(rp->hdr.cpu_cap))))
+		return fail(rp, 1, "out of memory");
+	return 0;
+}
+
 /* One decoded sample: a new daemon run starts a new detector, as the daemon did. */
 static int judge(struct replay *rp, uint32_t flags)
 {
@@ -118,8 +165,10 @@ static int judge(struct replay *rp, uint32_t flags)
 	}
 	size_t n = pw_detector_observe(rp->detector, rp->sample, rp->events, EVENTS_CAP);
 	for (size_t i = 0; i < n && i < EVENTS_CAP; i++)
-		if (print_event(rp, &rp->events[i]) < 0)
+		if (pw_replay_print_event(rp->opts, &rp->events[i]) < 0)
 			return -ENOMEM;
+	if (rp->store)
+		keep(rp, n < EVENTS_CAP ? n : EVENTS_CAP);
 	rp->transitions += n;
 	rp->samples++;
 	/* Each interval is bounded (PW_REC_TIME_MAX), their sum over a long file is not: saturate. */
@@ -199,6 +248,8 @@ static int replay_file(struct replay *rp, struct reader *rd)
 	if (status)
 		return status;
 	configure(rp);
+	if (rp->opts->replay_to_store[0] && (status = open_store(rp)))
+		return status;
 	rd->cap = READ_CHUNK;
 	rd->buf = malloc(rd->cap);
 	rp->decoder = pw_rec_decoder_new(&rp->hdr);
@@ -213,8 +264,13 @@ int pw_replay_run(const struct pw_options *opts)
 	struct replay rp = {.opts = opts};
 	struct reader rd = {0};
 	int64_t started = pw_mono_ns();
+	struct stat st;
 	int status;
 
+	if (stat(opts->replay, &st) == 0 && S_ISDIR(st.st_mode))
+		return pw_replay_store_run(opts);
+	if (opts->replay_since[0] || opts->replay_until[0])
+		return fail(&rp, 2, "--since and --until are for a state dir's history, not a recording");
 	if (!(rd.file = fopen(opts->replay, "rb"))) {
 		char why[256];
 		snprintf(why, sizeof(why), "cannot open: %s", strerror(errno));
@@ -231,6 +287,15 @@ int pw_replay_run(const struct pw_options *opts)
 		        rp.samples, (double)rp.recorded_ns / 1e9, rp.segments,
 		        (double)(pw_mono_ns() - started) / 1e9, rp.transitions);
 	fclose(rd.file);
+	if (rp.store) {
+		pw_history_store_close(rp.store);
+		struct pw_file_stats fs;
+		pw_history_store_stats(rp.store, &fs);
+		if (fs.errors && status == 0)
+			status = fail(&rp, 1, "could not write all of the history store (see above)");
+	}
+	pw_history_store_free(rp.store);
+	free(rp.point);
 	free(rd.buf);
 	free(rp.sample);
 	pw_rec_decoder_free(rp.decoder);

@@ -19,6 +19,7 @@ struct pw_sampler {
 	struct pw_ring *latest, *history;
 	struct pw_sample *samples[2]; /* current and previous, swapped each sample */
 	struct pw_history_point *point;
+	struct pw_history_reducer reducer; /* the sampler thread's */
 	size_t sample_size;
 	uint64_t taken, missed, notify_failures;
 	int64_t duration_total_ns;
@@ -90,7 +91,7 @@ static void take_sample(struct pw_sampler *s)
 	s->duration_total_ns += cur->duration_ns;
 	cur->duration_total_ns = (uint64_t)s->duration_total_ns;
 	pw_ring_publish(s->latest, cur);
-	pw_history_point_from(cur, s->point);
+	pw_history_point_from(cur, &s->reducer, s->point);
 	pw_ring_publish(s->history, s->point);
 	atomic_store_explicit(&s->last_mono_ns, cur->mono_ns, memory_order_release);
 	if (s->notify_fd >= 0) {

@@ -28,8 +28,14 @@ static void reduce_cpu(const struct pw_cpu_sample *cpu, struct pw_history_cpu *r
 	ret->system = shares ? ten_thousandths(share[PW_MODE_SYSTEM]) : PW_HISTORY_UNKNOWN;
 	ret->irq = shares ? ten_thousandths(share[PW_MODE_IRQ] + share[PW_MODE_SOFTIRQ]) : PW_HISTORY_UNKNOWN;
 	ret->iowait = shares ? ten_thousandths(share[PW_MODE_IOWAIT]) : PW_HISTORY_UNKNOWN;
+	/* Against the frequency CpuFrequencyLow judges by (base_frequency under intel_pstate, whose
+	 * all-core turbo is below cpuinfo_max_freq), so the chart shows what the rule sees. */
 	bool freq = cpu->derived_valid & PW_DERIVED_FREQ;
-	ret->freq_ratio = freq ? ten_thousandths(cpu->freq_ratio) : PW_HISTORY_UNKNOWN;
+	uint32_t reference = pw_cpu_freq_reference(cpu);
+	float ratio = reference > 0 && reference != cpu->max_khz
+	                      ? (float)((double)cpu->freq_ratio * cpu->max_khz / reference)
+	                      : cpu->freq_ratio;
+	ret->freq_ratio = freq ? ten_thousandths(ratio) : PW_HISTORY_UNKNOWN;
 	ret->avg_mhz = freq && cpu->avg_khz / 1000 < UINT16_MAX ? (uint16_t)((cpu->avg_khz + 500) / 1000) : 0;
 }
 
@@ -68,7 +74,35 @@ static void reduce_lines(const struct pw_sample *s, bool rates, struct pw_histor
 		ret->lines[k].rate = NAN;
 }
 
-void pw_history_point_from(const struct pw_sample *s, struct pw_history_point *ret)
+/* Percent of the time since the previous sample some task stalled on each resource, from the
+ * totals (what the detector takes too), in hundredths. */
+static void reduce_psi(const struct pw_sample *s, struct pw_history_reducer *r, struct pw_history_point *ret)
+{
+	int64_t dt_ns = r && r->mono_ns ? s->mono_ns - r->mono_ns : 0;
+	uint32_t present = 0;
+
+	for (int k = 0; k < PW_PSI_COUNT; k++) {
+		bool has = (s->psi_present >> k & 1u) && s->psi[k].some.present;
+		uint64_t total = s->psi[k].some.total_us;
+		ret->psi_some_stall[k] = PW_HISTORY_UNKNOWN;
+		if (!has)
+			continue;
+		present |= 1u << k;
+		if (dt_ns > 0 && (r->psi_present >> k & 1u) && total >= r->psi_total_us[k]) {
+			double pct = (double)(total - r->psi_total_us[k]) * 1e5 / (double)dt_ns;
+			ret->psi_some_stall[k] = (uint16_t)lrint(fmin(pct, 100.0) * 100.0);
+		}
+		if (r)
+			r->psi_total_us[k] = total;
+	}
+	if (r) {
+		r->psi_present = present;
+		r->mono_ns = s->mono_ns;
+	}
+}
+
+void pw_history_point_from(const struct pw_sample *s, struct pw_history_reducer *reducer,
+                           struct pw_history_point *ret)
 {
 	const struct pw_host_derived *d = &s->derived;
 	const struct pw_cpu_sample *cpus = pw_sample_cpus_const(s);
@@ -81,10 +115,7 @@ void pw_history_point_from(const struct pw_sample *s, struct pw_history_point *r
 		ret->share[m] = shares ? ten_thousandths(d->share[m]) : PW_HISTORY_UNKNOWN;
 	ret->busy_cpus = (uint16_t)d->busy_cpus;
 	ret->ncpu = (uint16_t)s->ncpu;
-	for (int r = 0; r < PW_PSI_COUNT; r++)
-		ret->psi_some_avg10[r] = (s->psi_present >> r & 1u) && s->psi[r].some.present
-		                                 ? (uint16_t)s->psi[r].some.avg10
-		                                 : PW_HISTORY_UNKNOWN;
+	reduce_psi(s, reducer, ret);
 	bool rates = d->valid & PW_DERIVED_RATES;
 	ret->intr_rate = rates ? d->intr_rate : NAN;
 	ret->ctxt_rate = rates ? d->ctxt_rate : NAN;

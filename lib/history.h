@@ -40,7 +40,9 @@ struct pw_history_point {
 	uint64_t seq;
 	uint16_t share[PW_MODE_GUEST]; /* host mode shares in 1/10000 */
 	uint16_t busy_cpus, ncpu;
-	uint16_t psi_some_avg10[PW_PSI_COUNT];    /* hundredths of a percent, or PW_HISTORY_UNKNOWN */
+	uint16_t psi_some_stall[PW_PSI_COUNT];    /* share of the interval some task stalled, from the
+	                                           * stall totals: hundredths of a percent, or
+	                                           * PW_HISTORY_UNKNOWN (not avg10, which lags by 10 s) */
 	float intr_rate, ctxt_rate, softirq_rate; /* per second, NAN when unknown */
 	float swap_in_rate, swap_out_rate, major_fault_rate;
 	uint64_t mem_available_kb;                 /* UINT64_MAX when MemAvailable is absent */
@@ -55,8 +57,18 @@ struct pw_history_point {
 /* Bytes of one point for up to cpu_cap CPUs (a multiple of 8). */
 size_t pw_history_point_size(uint32_t cpu_cap);
 
-/* Reduce sample into ret, which has room for sample->cpu_cap CPUs. Pure. */
-void pw_history_point_from(const struct pw_sample *sample, struct pw_history_point *ret);
+/* What the next point's PSI stall share is taken against: the stall totals of the sample reduced
+ * before it. Zero it before the first. */
+struct pw_history_reducer {
+	int64_t mono_ns; /* the previous sample's; 0: none */
+	uint64_t psi_total_us[PW_PSI_COUNT];
+	uint32_t psi_present; /* bit (1u << resource): its total above is valid */
+};
+
+/* Reduce sample into ret, which has room for sample->cpu_cap CPUs; reducer (NULL: the stall shares
+ * are unknown) then remembers sample's stall totals. Pure but for *reducer. */
+void pw_history_point_from(const struct pw_sample *sample, struct pw_history_reducer *reducer,
+                           struct pw_history_point *ret);
 
 struct pw_history_stat {
 	double min, avg, max; /* NAN when no point had the figure */

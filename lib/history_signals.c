@@ -174,7 +174,7 @@ double pw_history_series_get(const struct pw_history_series *se, const struct pw
 	case PW_HS_PSI_MEMORY:
 	case PW_HS_PSI_IO:
 	case PW_HS_PSI_IRQ: {
-		uint16_t v = p->psi_some_avg10[se->signal - PW_HS_PSI_CPU];
+		uint16_t v = p->psi_some_stall[se->signal - PW_HS_PSI_CPU];
 		return v == PW_HISTORY_UNKNOWN ? NAN : v / 100.0;
 	}
 	case PW_HS_COUNT:
@@ -343,7 +343,7 @@ int pw_history_series_set(const struct pw_history_series *se, struct pw_history_
 	case PW_HS_PSI_MEMORY:
 	case PW_HS_PSI_IO:
 	case PW_HS_PSI_IRQ:
-		p->psi_some_avg10[se->signal - PW_HS_PSI_CPU] = to_fixed(v, 100.0);
+		p->psi_some_stall[se->signal - PW_HS_PSI_CPU] = to_fixed(v, 100.0);
 		break;
 	case PW_HS_COUNT:
 		return -ENOBUFS;
@@ -360,7 +360,7 @@ void pw_history_point_unknown(struct pw_history_point *p, uint32_t cpu_cap, int6
 	for (int m = 0; m < PW_MODE_GUEST; m++)
 		p->share[m] = PW_HISTORY_UNKNOWN;
 	for (int r = 0; r < PW_PSI_COUNT; r++)
-		p->psi_some_avg10[r] = PW_HISTORY_UNKNOWN;
+		p->psi_some_stall[r] = PW_HISTORY_UNKNOWN;
 	p->intr_rate = p->ctxt_rate = p->softirq_rate = NAN;
 	p->swap_in_rate = p->swap_out_rate = p->major_fault_rate = NAN;
 	p->mem_available_kb = p->cached_kb = UINT64_MAX;

@@ -90,7 +90,7 @@ _logged() {
 		recording) pattern="record $rec: .*$what" ;;
 		baselines) pattern="state file: .*$what.*baselines not saved" ;;
 		notifications) pattern="notifier: cannot save the queue: .*$what" ;;
-		history) pattern="history store $state/history: .*$what" ;;
+		history) pattern="history store $state/history: samples tier: .*$what" ;; # minutes: only when a minute ends meanwhile
 		esac
 		n=$(grep -cE "$pattern" "$PW_WORK/$name.log" || true)
 		[ "$n" = 1 ] || pw_fail "$name: $f: $n log lines matching '$pattern', want 1"

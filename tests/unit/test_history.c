@@ -122,7 +122,7 @@ START_TEST(test_point_from_derived)
 	struct pw_history_point *p = new_point(CPUS);
 	static const uint16_t host[PW_MODE_GUEST] = {3000, 500, 1000, 5000, 250, 100, 150, 0};
 
-	pw_history_point_from(s, p);
+	pw_history_point_from(s, NULL, p);
 	ck_assert_int_eq(p->mono_ns, 7 * SEC);
 	ck_assert_int_eq(p->real_ns, INT64_C(1796065147) * SEC);
 	ck_assert_uint_eq(p->seq, 42);
@@ -130,10 +130,8 @@ START_TEST(test_point_from_derived)
 		ck_assert_msg(p->share[m] == host[m], "%s: %u", pw_cpu_mode_name(m), p->share[m]);
 	ck_assert_uint_eq(p->busy_cpus, 2);
 	ck_assert_uint_eq(p->ncpu, CPUS);
-	ck_assert_uint_eq(p->psi_some_avg10[PW_PSI_CPU], 1086);
-	ck_assert_uint_eq(p->psi_some_avg10[PW_PSI_IO], 55);
-	ck_assert_uint_eq(p->psi_some_avg10[PW_PSI_MEMORY], PW_HISTORY_UNKNOWN);
-	ck_assert_uint_eq(p->psi_some_avg10[PW_PSI_IRQ], PW_HISTORY_UNKNOWN);
+	for (int r = 0; r < PW_PSI_COUNT; r++) /* no sample before it: no stall share */
+		ck_assert_uint_eq(p->psi_some_stall[r], PW_HISTORY_UNKNOWN);
 	ck_assert(p->intr_rate == 400.0f);
 	ck_assert(p->ctxt_rate == 1000.0f);
 	ck_assert(p->softirq_rate == 90.0f);
@@ -176,7 +174,7 @@ START_TEST(test_point_from_first_sample)
 	for (int c = 0; c < CPUS; c++)
 		pw_sample_cpus(s)[c].derived_valid = 0;
 	s->derived.busy_cpus = 0;
-	pw_history_point_from(s, p);
+	pw_history_point_from(s, NULL, p);
 	for (int m = 0; m < PW_MODE_GUEST; m++)
 		ck_assert_uint_eq(p->share[m], PW_HISTORY_UNKNOWN);
 	ck_assert(isnan(p->intr_rate) && isnan(p->ctxt_rate) && isnan(p->softirq_rate));
@@ -188,7 +186,58 @@ START_TEST(test_point_from_first_sample)
 	ck_assert_uint_eq(p->seq, 42);
 	ck_assert_int_eq(p->mono_ns, 7 * SEC);
 	ck_assert_uint_eq(p->mem_available_kb, 24120980);
-	ck_assert_uint_eq(p->psi_some_avg10[PW_PSI_CPU], 1086);
+	ck_assert_uint_eq(p->psi_some_stall[PW_PSI_CPU], PW_HISTORY_UNKNOWN);
+	free(s);
+	free(p);
+}
+END_TEST
+
+/* The stall share of each interval from the totals (as the detector takes it), not avg10: 0.25 s
+ * of 2 s is 12.5%; a resource whose file went away, or whose total went backwards, is unknown. */
+START_TEST(test_point_psi_stall_share)
+{
+	struct pw_sample *s = derived_sample();
+	struct pw_history_point *p = new_point(CPUS);
+	struct pw_history_reducer r = {0};
+
+	s->psi[PW_PSI_CPU].some.total_us = 1000000;
+	s->psi[PW_PSI_IO].some.total_us = 500000;
+	pw_history_point_from(s, &r, p);
+	ck_assert_uint_eq(p->psi_some_stall[PW_PSI_CPU], PW_HISTORY_UNKNOWN); /* the first */
+	s->mono_ns += 2 * SEC;
+	s->psi[PW_PSI_CPU].some.total_us += 250000;
+	s->psi[PW_PSI_IO].some.total_us -= 1; /* reset */
+	pw_history_point_from(s, &r, p);
+	ck_assert_uint_eq(p->psi_some_stall[PW_PSI_CPU], 1250);
+	ck_assert_uint_eq(p->psi_some_stall[PW_PSI_IO], PW_HISTORY_UNKNOWN);
+	ck_assert_uint_eq(p->psi_some_stall[PW_PSI_MEMORY], PW_HISTORY_UNKNOWN);
+	s->mono_ns += 1 * SEC;
+	s->psi[PW_PSI_IO].some.total_us += 1000000; /* all of it */
+	pw_history_point_from(s, &r, p);
+	ck_assert_uint_eq(p->psi_some_stall[PW_PSI_CPU], 0);
+	ck_assert_uint_eq(p->psi_some_stall[PW_PSI_IO], 10000);
+	free(s);
+	free(p);
+}
+END_TEST
+
+/* The frequency ratio is against the reference CpuFrequencyLow judges by: base_frequency under
+ * intel_pstate, where all-core turbo runs above it. */
+START_TEST(test_point_freq_ratio_against_base)
+{
+	struct pw_sample *s = derived_sample();
+	struct pw_history_point *p = new_point(CPUS);
+	struct pw_cpu_sample *c = pw_sample_cpus(s);
+
+	c[0].avg_khz = 2400000;
+	c[0].max_khz = 4500000;
+	c[0].base_khz = 3000000;
+	c[0].freq_ratio = 2.4f / 4.5f;
+	pw_history_point_from(s, NULL, p);
+	ck_assert_uint_eq(p->cpus[0].freq_ratio, 8000);
+	c[0].base_khz = 0;
+	pw_history_point_from(s, NULL, p);
+	ck_assert_uint_eq(p->cpus[0].freq_ratio, 5333);
 	free(s);
 	free(p);
 }
@@ -202,13 +251,13 @@ START_TEST(test_point_mem_available_absent)
 
 	s->meminfo.present = 0;
 	s->meminfo.kb[PW_MEM_AVAILABLE] = 0;
-	pw_history_point_from(s, p);
+	pw_history_point_from(s, NULL, p);
 	ck_assert_uint_eq(p->mem_available_kb, UINT64_MAX);
 
 	s->meminfo.present = 1u << PW_MEM_AVAILABLE;
 	s->meminfo.kb[PW_MEM_AVAILABLE] = 24120980;
 	s->source_up &= ~(1u << PW_SRC_MEMINFO);
-	pw_history_point_from(s, p);
+	pw_history_point_from(s, NULL, p);
 	ck_assert_uint_eq(p->mem_available_kb, UINT64_MAX);
 	free(s);
 	free(p);
@@ -228,7 +277,7 @@ START_TEST(test_point_saturation)
 	cpus[0].freq_ratio = 1.08f;
 	s->derived.share[PW_MODE_IDLE] = 1.0f;
 	s->derived.share[PW_MODE_STEAL] = NAN;
-	pw_history_point_from(s, p);
+	pw_history_point_from(s, NULL, p);
 	ck_assert_uint_eq(p->cpus[0].busy, 10000);
 	ck_assert_uint_eq(p->cpus[0].user, 10000);
 	ck_assert_uint_eq(p->cpus[0].freq_ratio, 10000);
@@ -277,7 +326,7 @@ START_TEST(test_cpu_busy_idle_plus_iowait_is_zero)
 	for (uint64_t idle = 0; idle <= 100; idle++) {
 		struct pw_sample *s = derive_ticks(idle, 100 - idle, 0);
 
-		pw_history_point_from(s, p);
+		pw_history_point_from(s, NULL, p);
 		ck_assert_msg(p->cpus[0].busy == 0, "idle %llu, iowait %llu ticks: busy %u (want 0)",
 		              (unsigned long long)idle, (unsigned long long)(100 - idle), p->cpus[0].busy);
 		ck_assert_uint_eq(p->cpus[1].busy, 10000);
@@ -315,7 +364,7 @@ START_TEST(test_point_page_figures)
 	cpus[0].avg_khz = 2399600;
 	cpus[0].freq_ratio = 0.8f;
 
-	pw_history_point_from(s, p);
+	pw_history_point_from(s, NULL, p);
 	ck_assert_uint_eq(p->cached_kb, 420000);
 	ck_assert_uint_eq(p->mem_available_kb, UINT64_MAX);
 	ck_assert_uint_eq(p->procs_running, 3);
@@ -331,7 +380,7 @@ START_TEST(test_point_page_figures)
 
 	s->nlines = 2; /* fewer lines than slots: the rest are empty and unknown */
 	s->derived.valid = 0;
-	pw_history_point_from(s, p);
+	pw_history_point_from(s, NULL, p);
 	ck_assert_str_eq(p->lines[0].irq, "21");
 	ck_assert_str_eq(p->lines[1].irq, "20");
 	ck_assert_str_eq(p->lines[2].irq, "");
@@ -509,7 +558,7 @@ START_TEST(test_summary_busy_not_negative)
 	struct pw_history_summary sum;
 
 	ck_assert_ptr_nonnull(ring);
-	pw_history_point_from(s, p);
+	pw_history_point_from(s, NULL, p);
 	pw_ring_publish(ring, p);
 	summarize(ring, 0, &sum);
 	ck_assert_uint_eq(sum.points, 1);
@@ -534,7 +583,7 @@ START_TEST(test_summary_of_derived_samples)
 		struct pw_sample *s = derive_ticks(idle[i], 0, 100 - idle[i]);
 
 		s->mono_ns = (i + 1) * SEC;
-		pw_history_point_from(s, p);
+		pw_history_point_from(s, NULL, p);
 		pw_ring_publish(ring, p);
 		free(s);
 	}
@@ -560,6 +609,8 @@ static Suite *history_suite(void)
 	tcase_add_test(core, test_point_saturation);
 	tcase_add_test(core, test_cpu_busy_idle_plus_iowait_is_zero);
 	tcase_add_test(core, test_point_page_figures);
+	tcase_add_test(core, test_point_psi_stall_share);
+	tcase_add_test(core, test_point_freq_ratio_against_base);
 	suite_add_tcase(s, core);
 
 	tcase_add_test(summary, test_summary_whole_window);

@@ -45,8 +45,8 @@ static void *make_points(void)
 		for (int t = 0; t < PW_SOFTIRQ_COUNT; t++)
 			p->softirq_type_rate[t] = NAN;
 		for (int r = 0; r < PW_PSI_COUNT; r++)
-			p->psi_some_avg10[r] = PW_HISTORY_UNKNOWN;
-		p->psi_some_avg10[PW_PSI_CPU] = 1250;
+			p->psi_some_stall[r] = PW_HISTORY_UNKNOWN;
+		p->psi_some_stall[PW_PSI_CPU] = 1250;
 		strcpy(p->lines[0].irq, "25");
 		p->lines[0].rate = (float)i;
 		for (int k = 1; k < PW_HISTORY_LINES; k++)

@@ -73,9 +73,9 @@ static void realistic_point(struct pw_history_point *p, uint32_t cpu_cap, uint32
 	p->share[PW_MODE_SOFTIRQ] = i == 3 ? PW_HISTORY_UNKNOWN : (uint16_t)(120 + i);
 	p->share[PW_MODE_STEAL] = i == 1 ? PW_HISTORY_UNKNOWN : 7;
 	p->busy_cpus = (uint16_t)(1 + i % 2);
-	p->psi_some_avg10[PW_PSI_CPU] = (uint16_t)(1086 + 50 * i);
-	p->psi_some_avg10[PW_PSI_IO] = 55;
-	p->psi_some_avg10[PW_PSI_IRQ] = i == 5 ? PW_HISTORY_UNKNOWN : 12; /* PSI memory: file absent */
+	p->psi_some_stall[PW_PSI_CPU] = (uint16_t)(1086 + 50 * i);
+	p->psi_some_stall[PW_PSI_IO] = 55;
+	p->psi_some_stall[PW_PSI_IRQ] = i == 5 ? PW_HISTORY_UNKNOWN : 12; /* PSI memory: file absent */
 	p->intr_rate = 4012.37f + 1.5f * (float)i;
 	p->ctxt_rate = 123456.78f - (float)i;
 	p->softirq_rate = i == 1 ? NAN : 901.25f;
@@ -909,9 +909,9 @@ START_TEST(compact)
 		p->share[PW_MODE_IDLE] = (uint16_t)(10000 - 1500 - 400 - 100 - 10 - 30 + jitter(&x, 4));
 		p->busy_cpus = 0;
 		p->ncpu = NCPU;
-		p->psi_some_avg10[PW_PSI_CPU] = (uint16_t)(50 + i / 30);
-		p->psi_some_avg10[PW_PSI_MEMORY] = 0;
-		p->psi_some_avg10[PW_PSI_IO] = (uint16_t)(i % 60 < 5 ? 20 : 0);
+		p->psi_some_stall[PW_PSI_CPU] = (uint16_t)(50 + i / 30);
+		p->psi_some_stall[PW_PSI_MEMORY] = 0;
+		p->psi_some_stall[PW_PSI_IO] = (uint16_t)(i % 60 < 5 ? 20 : 0);
 		p->procs_running = 1 + lcg(&x) % 3;
 		p->intr_rate = (float)((4000 + jitter(&x, 40)) / interval);
 		p->ctxt_rate = (float)((9000 + jitter(&x, 200)) / interval);
