@@ -606,9 +606,9 @@ enum MHD_Result pw_http_history_serve(struct pw_http_history *hh, struct MHD_Con
 	pthread_mutex_unlock(&hh->lock);
 	if (failed || busy) {
 		pw_http_history_job_free(job);
-		struct MHD_Response *resp = MHD_create_response_from_buffer(
-		        failed ? 14 : 37, failed ? "out of memory\n" : "too many /history requests waiting\n",
-		        MHD_RESPMEM_PERSISTENT);
+		const char *body = failed ? "out of memory\n" : "too many /history requests waiting\n";
+		struct MHD_Response *resp =
+		        MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
 		if (!resp)
 			return MHD_NO;
 		if (!failed)
