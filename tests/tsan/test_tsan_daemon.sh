@@ -75,7 +75,8 @@ write_conf() {
 	local for=1s resolve=750ms level=info system=true header=1 protect='protect = /alerts /history'
 	local receivers=(flaky am)
 	case $1 in
-	1) for=500ms resolve=1s level=debug system=false receivers=(flaky dead) protect='' ;;
+	# 1 leaves /alerts open: users without a protect line would protect every endpoint.
+	1) for=500ms resolve=1s level=debug system=false receivers=(flaky dead) protect='protect = /history' ;;
 	2) header=2 receivers=(flaky am dead) protect='protect = /alerts /status /metrics' ;;
 	esac
 	printf 'token-%s\n' "$1" >"$PW_WORK/token.tmp"
