@@ -53,6 +53,10 @@ struct pw_history_tier {
 	uint64_t head_len; /* bytes of the head that hold whole frames */
 	bool head_has_dict;
 	struct pw_store_dict head_dict, row_dict, block_dict;
+	/* What the head's dictionary was built from (pw_store_dict_build: the CPUs and the lines): a
+	 * point of the same shape needs no dictionary built and compared. */
+	uint16_t head_ncpu;
+	char head_lines[PW_HISTORY_LINES][PW_IRQ_NAME_MAX];
 	void *block;             /* the block being filled: block_cap points */
 	uint32_t nblock;         /* points in it */
 	struct data_file *files; /* the data files, oldest first */
@@ -625,19 +629,33 @@ out:
 	return r;
 }
 
+static bool shaped_as_head(const struct pw_history_tier *st, const struct pw_history_point *p)
+{
+	if (!st->head_has_dict || p->ncpu != st->head_ncpu)
+		return false;
+	for (int k = 0; k < PW_HISTORY_LINES; k++)
+		if (strncmp(p->lines[k].irq, st->head_lines[k], PW_IRQ_NAME_MAX) != 0)
+			return false;
+	return true;
+}
+
 /* One point into the head: a kill from now on loses nothing of it. */
 static int write_row(struct pw_history_tier *st, const struct pw_history_point *p)
 {
-	int r = pw_store_dict_build(&st->row_dict, p, st->point_size, 1);
-	bool same = st->head_has_dict && pw_store_dict_equal(&st->row_dict, &st->head_dict);
+	int r;
 
 	st->buf.len = 0;
 	st->buf.failed = false;
-	if (r < 0 || (r = open_head(st)) < 0)
+	if ((r = open_head(st)) < 0) /* a head started afresh has no dictionary */
 		return r;
-	same = same && st->head_has_dict; /* a head started afresh has no dictionary */
-	if ((r = pw_store_encode(same ? PW_STORE_ROW : PW_STORE_ROW_DICT, &st->row_dict, p, st->point_size, 1,
-	                         &st->buf)) < 0)
+	bool same = shaped_as_head(st, p);
+	if (!same) {
+		if ((r = pw_store_dict_build(&st->row_dict, p, st->point_size, 1)) < 0)
+			return r;
+		same = st->head_has_dict && pw_store_dict_equal(&st->row_dict, &st->head_dict);
+	}
+	if ((r = pw_store_encode(same ? PW_STORE_ROW : PW_STORE_ROW_DICT,
+	                         same ? &st->head_dict : &st->row_dict, p, st->point_size, 1, &st->buf)) < 0)
 		return r;
 	if ((r = write_all(st->head_fd, st->buf.data, st->buf.len, (off_t)st->head_len)) < 0) {
 		if (ftruncate(st->head_fd, (off_t)st->head_len) < 0)
@@ -653,6 +671,9 @@ static int write_row(struct pw_history_tier *st, const struct pw_history_point *
 		st->row_dict = t;
 		st->head_has_dict = true;
 	}
+	st->head_ncpu = p->ncpu;
+	for (int k = 0; k < PW_HISTORY_LINES; k++)
+		memcpy(st->head_lines[k], p->lines[k].irq, PW_IRQ_NAME_MAX);
 	return 0;
 }
 
