@@ -228,3 +228,19 @@ pw_make_pki() {
 		openssl genpkey -algorithm ec -pkeyopt ec_paramgen_curve:P-256 -out other.key
 	) >/dev/null 2>&1 || pw_fail "openssl could not make the test certificates"
 }
+
+# pw_recording_case META PENDING: the recording of tests/fixtures/recordings/META (a NAME.json) and
+# how to replay it: sets REC_NAME (its .pwrec without the suffix) and REC_FLAGS (test_incidents.sh's
+# settings with PENDING seconds of pending time, or a live case's own replay_args, whose cases
+# share one recording). Run the replay from the recordings' directory: a live case's --config is
+# the live.conf kept there.
+pw_recording_case() {
+	local rec
+	REC_NAME=$(basename "$1" .json)
+	REC_FLAGS=(--config /dev/null --baseline-warmup 6s --alert-for "${2}s")
+	rec=$(jq -r '.recording // empty' "$1")
+	if [ -n "$rec" ]; then
+		REC_NAME=${rec%.pwrec}
+		mapfile -t REC_FLAGS < <(jq -r '.replay_args[]' "$1")
+	fi
+}

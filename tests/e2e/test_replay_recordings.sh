@@ -12,18 +12,12 @@ pending=2 resolve=3
 count=0
 
 for meta in "$recordings"/*.json; do
-	name=$(basename "$meta" .json)
-	flags=(--config /dev/null --baseline-warmup 6s --alert-for "${pending}s")
-	rec=$(jq -r '.recording // empty' "$meta")
-	if [ -n "$rec" ]; then
-		name=${rec%.pwrec}
-		[ -e "$PW_WORK/$name.jsonl" ] && continue
-		mapfile -t flags < <(jq -r '.replay_args[]' "$meta")
-	fi
+	pw_recording_case "$meta" "$pending"
+	name=$REC_NAME
+	[ -e "$PW_WORK/$name.jsonl" ] && continue # a live case's shared recording, replayed already
 	out="$PW_WORK/$name.jsonl"
 	rc=0
-	# From the recordings' directory: a live case's --config is the live.conf kept there.
-	(cd "$recordings" && "$PERFWATCHD" "${flags[@]}" --replay "$name.pwrec" --json) >"$out" 2>"$PW_WORK/$name.err" || rc=$?
+	(cd "$recordings" && "$PERFWATCHD" "${REC_FLAGS[@]}" --replay "$name.pwrec" --json) >"$out" 2>"$PW_WORK/$name.err" || rc=$?
 	if grep -q "another sample layout" "$PW_WORK/$name.err"; then
 		pw_fail "$name.pwrec was recorded with another sample layout: run" \
 			"tests/fixtures/recordings/regenerate.sh BUILD_DIR and commit the new recordings"

@@ -11,14 +11,9 @@ pending=2 resolve=3
 count=0
 mkdir "$PW_WORK/from-store"
 for meta in "$recordings"/*.json; do
-	name=$(basename "$meta" .json)
-	flags=(--config /dev/null --baseline-warmup 6s --alert-for "${pending}s")
-	rec=$(jq -r '.recording // empty' "$meta")
-	if [ -n "$rec" ]; then
-		name=${rec%.pwrec}
-		[ -e "$PW_WORK/from-store/$name.jsonl" ] && continue
-		mapfile -t flags < <(jq -r '.replay_args[]' "$meta")
-	fi
+	pw_recording_case "$meta" "$pending"
+	name=$REC_NAME flags=("${REC_FLAGS[@]}")
+	[ -e "$PW_WORK/from-store/$name.jsonl" ] && continue # a live case's shared recording, done
 	state="$PW_WORK/state-$name"
 	rc=0
 	(cd "$recordings" && "$PERFWATCHD" "${flags[@]}" --replay "$name.pwrec" --json --to-store "$state") \
