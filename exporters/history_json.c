@@ -19,7 +19,8 @@
 /* One column: a signal, and which CPU, line or softirq type. */
 struct series {
 	struct pw_history_series id;
-	char key[80]; /* "percpu_busy_ratio.cpu3": the CSV column, the page's handle */
+	struct pw_history_reader reader; /* of id */
+	char key[80];                    /* "percpu_busy_ratio.cpu3": the CSV column, the page's handle */
 };
 
 /* One entry of every column: the points [first, end) of the window (one point, or a step's), or a
@@ -57,7 +58,7 @@ static const struct pw_history_point *point(const struct pw_history_window *w, u
 /* The figure of one series at one point, in base units; NAN when unknown. */
 static double value(const struct series *se, const struct pw_history_point *p)
 {
-	return pw_history_series_get(&se->id, p);
+	return pw_history_read(&se->reader, p);
 }
 
 static int decimals(const struct series *se)
@@ -245,6 +246,7 @@ static int plan_series(struct render *r)
 				snprintf(suffix, sizeof(suffix), "cpu%u", i);
 			}
 			key_of(se, count == 1 && s != PW_HS_LINE && s < PW_HS_PERCPU_BUSY ? NULL : suffix);
+			pw_history_reader_init(&se->reader, &se->id);
 		}
 	}
 	return 0;

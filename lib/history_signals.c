@@ -184,6 +184,70 @@ double pw_history_series_get(const struct pw_history_series *se, const struct pw
 	}
 }
 
+void pw_history_reader_init(struct pw_history_reader *r, const struct pw_history_series *se)
+{
+	static const struct {
+		enum pw_history_read_kind kind;
+		uint32_t offset, offset2;
+		double div;
+	} host[PW_HS_COUNT] = {
+#define SHARE_AT(m) PW_READ_U16, offsetof(struct pw_history_point, share) + 2 * (m), 0, 10000.0
+#define F32_AT(field) PW_READ_F32, offsetof(struct pw_history_point, field), 0, 1.0
+	        [PW_HS_CPU_USER] = {PW_READ_U16_PAIR,
+	                            offsetof(struct pw_history_point, share) + 2 * PW_MODE_USER,
+	                            offsetof(struct pw_history_point, share) + 2 * PW_MODE_NICE, 10000.0},
+	        [PW_HS_CPU_SYSTEM] = {SHARE_AT(PW_MODE_SYSTEM)},
+	        [PW_HS_CPU_IOWAIT] = {SHARE_AT(PW_MODE_IOWAIT)},
+	        [PW_HS_CPU_IRQ] = {PW_READ_U16_PAIR,
+	                           offsetof(struct pw_history_point, share) + 2 * PW_MODE_IRQ,
+	                           offsetof(struct pw_history_point, share) + 2 * PW_MODE_SOFTIRQ, 10000.0},
+	        [PW_HS_CPU_HARDIRQ] = {SHARE_AT(PW_MODE_IRQ)},
+	        [PW_HS_CPU_SOFTIRQ] = {SHARE_AT(PW_MODE_SOFTIRQ)},
+	        [PW_HS_CPU_STEAL] = {SHARE_AT(PW_MODE_STEAL)},
+	        [PW_HS_CPU_IDLE] = {SHARE_AT(PW_MODE_IDLE)},
+	        [PW_HS_INTR] = {F32_AT(intr_rate)},
+	        [PW_HS_SOFTIRQS] = {F32_AT(softirq_rate)},
+	        [PW_HS_CTXT] = {F32_AT(ctxt_rate)},
+	        [PW_HS_SWAP_IN] = {F32_AT(swap_in_rate)},
+	        [PW_HS_SWAP_OUT] = {F32_AT(swap_out_rate)},
+	        [PW_HS_MAJOR_FAULTS] = {F32_AT(major_fault_rate)},
+#undef SHARE_AT
+#undef F32_AT
+	};
+	static const uint32_t per_cpu[PW_HS_COUNT] = {
+	        [PW_HS_PERCPU_BUSY] = offsetof(struct pw_history_cpu, busy) + 1,
+	        [PW_HS_PERCPU_USER] = offsetof(struct pw_history_cpu, user) + 1,
+	        [PW_HS_PERCPU_SYSTEM] = offsetof(struct pw_history_cpu, system) + 1,
+	        [PW_HS_PERCPU_IRQ] = offsetof(struct pw_history_cpu, irq) + 1,
+	        [PW_HS_PERCPU_IOWAIT] = offsetof(struct pw_history_cpu, iowait) + 1,
+	        [PW_HS_PERCPU_FREQ_RATIO] = offsetof(struct pw_history_cpu, freq_ratio) + 1,
+	}; /* + 1: 0 is "not a share of a CPU" */
+	enum pw_history_signal sig = se->signal;
+
+	*r = (struct pw_history_reader){.series = se, .kind = PW_READ_ANY};
+	if ((unsigned)sig >= PW_HS_COUNT)
+		return;
+	if (host[sig].kind != PW_READ_ANY) {
+		r->kind = host[sig].kind;
+		r->offset = host[sig].offset;
+		r->offset2 = host[sig].offset2;
+		r->div = host[sig].div;
+	} else if (sig >= PW_HS_PSI_CPU && sig <= PW_HS_PSI_IRQ) {
+		r->kind = PW_READ_U16;
+		r->offset = (uint32_t)(offsetof(struct pw_history_point, psi_some_stall) +
+		                       2 * (sig - PW_HS_PSI_CPU));
+		r->div = 100.0;
+	} else if (sig == PW_HS_SOFTIRQ_TYPE && se->inst < PW_SOFTIRQ_COUNT) {
+		r->kind = PW_READ_F32;
+		r->offset = (uint32_t)(offsetof(struct pw_history_point, softirq_type_rate) + 4 * se->inst);
+	} else if (per_cpu[sig]) {
+		r->kind = PW_READ_CPU_U16;
+		r->offset = per_cpu[sig] - 1;
+		r->cpu = se->inst;
+		r->div = 10000.0;
+	}
+}
+
 /* ---- writing a point ---- */
 
 static uint16_t to_fixed(double v, double scale)

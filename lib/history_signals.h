@@ -10,8 +10,10 @@
 
 #include "history.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Every signal history keeps; some have one series per CPU, line, softirq type. The order is the
  * order of /history's answer; the store names signals, so it may change. */
@@ -86,6 +88,54 @@ struct pw_history_series {
 
 /* The value of series at point p, in base units; NAN when unknown or not in p. */
 double pw_history_series_get(const struct pw_history_series *series, const struct pw_history_point *p);
+
+/* The same, with where the figure lies in a point found once per series rather than once per
+ * point: /history reads every series at every point of a window (half a million values an hour at
+ * 16 CPUs). pw_history_read() returns exactly what pw_history_series_get() does. */
+enum pw_history_read_kind {
+	PW_READ_ANY,      /* pw_history_series_get() */
+	PW_READ_U16,      /* uint16 at offset, / div; PW_HISTORY_UNKNOWN is NAN */
+	PW_READ_U16_PAIR, /* the sum of the uint16s at offset and offset2, / div */
+	PW_READ_F32,      /* float at offset */
+	PW_READ_CPU_U16,  /* uint16 at offset in cpus[cpu], / div; NAN past ncpu */
+};
+
+struct pw_history_reader {
+	const struct pw_history_series *series;
+	enum pw_history_read_kind kind;
+	uint32_t offset, offset2, cpu;
+	double div;
+};
+
+/* The reader of series, which must outlive it. */
+void pw_history_reader_init(struct pw_history_reader *r, const struct pw_history_series *series);
+
+static inline double pw_history_read(const struct pw_history_reader *r, const struct pw_history_point *p)
+{
+	const char *base = (const char *)p;
+	uint16_t a, b;
+	float f;
+
+	switch (r->kind) {
+	case PW_READ_U16:
+		memcpy(&a, base + r->offset, sizeof(a));
+		return a == PW_HISTORY_UNKNOWN ? NAN : a / r->div;
+	case PW_READ_U16_PAIR:
+		memcpy(&a, base + r->offset, sizeof(a));
+		memcpy(&b, base + r->offset2, sizeof(b));
+		return a == PW_HISTORY_UNKNOWN || b == PW_HISTORY_UNKNOWN ? NAN : (a + b) / r->div;
+	case PW_READ_F32:
+		memcpy(&f, base + r->offset, sizeof(f));
+		return f;
+	case PW_READ_CPU_U16:
+		if (r->cpu >= p->ncpu)
+			return NAN;
+		memcpy(&a, (const char *)&p->cpus[r->cpu] + r->offset, sizeof(a));
+		return a == PW_HISTORY_UNKNOWN ? NAN : a / r->div;
+	default:
+		return pw_history_series_get(r->series, p);
+	}
+}
 
 /* Write value (base units; NAN: unknown) into p, which has room for cpu_cap CPUs. A CPU at or past
  * cpu_cap, or a line when p's line slots are full, is dropped; p->ncpu grows to cover a CPU set.

@@ -963,6 +963,35 @@ START_TEST(compact)
 }
 END_TEST
 
+/* The series reader (/history's per-point path) returns what pw_history_series_get() does, bit for
+ * bit, for every series of every signal: unknowns, a CPU past a point's ncpu, a line not kept. */
+START_TEST(reader_equals_get)
+{
+	struct points ps = realistic_points(NPOINTS, CPU_CAP);
+	static const char *const irqs[] = {"LOC", "25", "nope"};
+
+	for (int sig = 0; sig < PW_HS_COUNT; sig++) {
+		for (uint32_t inst = 0; inst < CPU_CAP + 2; inst++) {
+			for (int k = 0; k < 3; k++) {
+				struct pw_history_series se = {.signal = sig, .inst = inst};
+				struct pw_history_reader r;
+				snprintf(se.irq, sizeof(se.irq), "%s", irqs[k]);
+				pw_history_reader_init(&r, &se);
+				for (uint32_t i = 0; i < ps.n; i++) {
+					double want = pw_history_series_get(&se, at(&ps, i));
+					double got = pw_history_read(&r, at(&ps, i));
+					ck_assert_msg(memcmp(&want, &got, sizeof(want)) == 0 ||
+					                      (isnan(want) && isnan(got)),
+					              "%s inst %u point %u: %.17g, want %.17g",
+					              pw_history_signal_name(sig), inst, i, got, want);
+				}
+			}
+		}
+	}
+	free(ps.data);
+}
+END_TEST
+
 static Suite *store_codec_suite(void)
 {
 	Suite *s = suite_create("store_codec");
@@ -974,6 +1003,7 @@ static Suite *store_codec_suite(void)
 	tcase_add_test(core, blocks_in_a_file);
 	tcase_add_test(core, clock_stepping_back);
 	tcase_add_test(core, compact);
+	tcase_add_test(core, reader_equals_get);
 	tcase_add_test(damage, row_without_dictionary);
 	tcase_add_test(damage, row_after_damaged_dictionary);
 	tcase_add_test(damage, flipped_block);
