@@ -44,10 +44,15 @@ struct replay {
 	int64_t recorded_ns; /* sum of the samples' intervals: recorded time, gaps between runs left out */
 };
 
+int pw_replay_fail(const struct pw_options *opts, int status, const char *what)
+{
+	fprintf(stderr, "perfwatchd: replay %s: %s\n", opts->replay, what);
+	return status;
+}
+
 static int fail(const struct replay *rp, int status, const char *what)
 {
-	fprintf(stderr, "perfwatchd: replay %s: %s\n", rp->opts->replay, what);
-	return status;
+	return pw_replay_fail(rp->opts, status, what);
 }
 
 /* Read and judge the header. Returns 0 or the exit status. */
@@ -77,15 +82,14 @@ static int read_header(struct replay *rp, struct reader *rd)
 	return 0;
 }
 
-/* Rules without their own resolve time resolve after three of the recording's intervals, as the
- * daemon that recorded it did (the --interval of this command plays no part). The header check
- * bounds the interval to PW_REC_INTERVAL_MAX, so the product does not overflow. */
-static void configure(struct replay *rp)
+void pw_replay_configure(const struct pw_options *opts, int64_t interval_ns, struct pw_detector_config *ret)
 {
-	rp->config = rp->opts->detector;
+	*ret = opts->detector;
+	if (interval_ns <= 0 || interval_ns > INT64_MAX / 3)
+		return;
 	for (int i = 0; i < PW_ALERT_COUNT; i++)
-		if (!(rp->opts->rule_resolve_set >> i & 1u) && rp->hdr.interval_ns > 0)
-			rp->config.rules[i].resolve_ns = 3 * rp->hdr.interval_ns;
+		if (!(opts->rule_resolve_set >> i & 1u))
+			ret->rules[i].resolve_ns = 3 * interval_ns;
 }
 
 int pw_replay_print_event(const struct pw_options *opts, const struct pw_alert_event *ev)
@@ -247,7 +251,7 @@ static int replay_file(struct replay *rp, struct reader *rd)
 
 	if (status)
 		return status;
-	configure(rp);
+	pw_replay_configure(rp->opts, rp->hdr.interval_ns, &rp->config);
 	if (rp->opts->replay_to_store[0] && (status = open_store(rp)))
 		return status;
 	rd->cap = READ_CHUNK;

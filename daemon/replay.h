@@ -23,6 +23,15 @@ int pw_replay_run(const struct pw_options *opts);
  * returns 0, 1 on a read error, 2 when there is no store or a time does not parse. */
 int pw_replay_store_run(const struct pw_options *opts);
 
+/* The detector's settings for a replay: opts', but rules without their own resolve time resolve
+ * after three of the replayed samples' intervals, as the daemon that took them did (the --interval
+ * of this command plays no part). An interval that is not positive, or so large that three of it
+ * overflow (a crafted store header), leaves the resolve times as configured. */
+void pw_replay_configure(const struct pw_options *opts, int64_t interval_ns, struct pw_detector_config *ret);
+
+/* "perfwatchd: replay PATH: what" on stderr; returns status. */
+int pw_replay_fail(const struct pw_options *opts, int status, const char *what);
+
 /* One transition on stdout: the daemon's log line prefixed by its time, or a JSON line. Returns 0
  * or -ENOMEM. */
 int pw_replay_print_event(const struct pw_options *opts, const struct pw_alert_event *ev);

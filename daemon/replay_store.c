@@ -25,7 +25,7 @@ struct store_replay {
 	const struct pw_options *opts;
 	char dir[PW_OPT_TEXT_MAX + 16];
 	int64_t interval_ns; /* the store's sampling interval: resolve times */
-	uint32_t cpu_cap;
+	uint32_t cpu_cap;    /* fixed by the first points read (read_window) */
 	size_t point_size;
 	struct pw_detector_config config;
 	struct pw_detector *detector;
@@ -39,20 +39,17 @@ struct store_replay {
 
 static int fail(const struct store_replay *rp, int status, const char *what)
 {
-	fprintf(stderr, "perfwatchd: replay %s: %s\n", rp->opts->replay, what);
-	return status;
+	return pw_replay_fail(rp->opts, status, what);
 }
 
 /* STATE_DIR/history, or the store directory itself. */
-static int find_store(struct store_replay *rp)
+static void find_store(struct store_replay *rp)
 {
 	struct stat st;
 
 	pw_history_store_dir(rp->opts->replay, rp->dir, sizeof(rp->dir));
-	if (stat(rp->dir, &st) == 0 && S_ISDIR(st.st_mode))
-		return 0;
-	snprintf(rp->dir, sizeof(rp->dir), "%s", rp->opts->replay);
-	return 0;
+	if (stat(rp->dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		snprintf(rp->dir, sizeof(rp->dir), "%s", rp->opts->replay);
 }
 
 static int parse_window(struct store_replay *rp, int64_t first_ms, int64_t *since, int64_t *until)
@@ -79,43 +76,6 @@ static int parse_window(struct store_replay *rp, int64_t first_ms, int64_t *sinc
 	return 0;
 }
 
-/* The CPUs the store's points hold, from the first few: ncpu is the highest CPU id + 1, which a
- * host keeps. Tried at growing capacities, since a point read at a smaller one is cut there. */
-static int size_cpus(struct store_replay *rp, int64_t since, int64_t until)
-{
-	static const uint32_t caps[] = {64, 1024, 8192};
-	int64_t span = rp->interval_ns > 0 ? 4 * rp->interval_ns : 4 * INT64_C(1000000000);
-	int64_t to = until - since > span ? since + span : until;
-
-	for (size_t c = 0; c < sizeof(caps) / sizeof(caps[0]); c++) {
-		size_t size = pw_history_point_size(caps[c]);
-		void *points;
-		int n = pw_history_tier_read(rp->dir, PW_HISTORY_SAMPLES, caps[c], size, since, to, 64,
-		                             &points);
-		uint32_t ncpu = 1;
-		for (int i = 0; i < n; i++) {
-			const struct pw_history_point *p = (const void *)((char *)points + (size_t)i * size);
-			ncpu = p->ncpu > ncpu ? p->ncpu : ncpu;
-		}
-		free(points);
-		if (n == -ENOMEM)
-			return -ENOMEM;
-		rp->cpu_cap = ncpu + 1; /* one more: a point that fills it may have been cut */
-		if (ncpu < caps[c])
-			break;
-	}
-	rp->point_size = pw_history_point_size(rp->cpu_cap);
-	return 0;
-}
-
-static void configure(struct store_replay *rp)
-{
-	rp->config = rp->opts->detector;
-	for (int i = 0; i < PW_ALERT_COUNT; i++)
-		if (!(rp->opts->rule_resolve_set >> i & 1u) && rp->interval_ns > 0)
-			rp->config.rules[i].resolve_ns = 3 * rp->interval_ns;
-}
-
 /* One point: the first of a daemon run (or of the replay) starts a new detector, as the daemon did. */
 static int judge(struct store_replay *rp, const struct pw_history_point *p)
 {
@@ -126,6 +86,9 @@ static int judge(struct store_replay *rp, const struct pw_history_point *p)
 	if (run_start) {
 		pw_detector_free(rp->detector);
 		if (!(rp->detector = pw_detector_new(&rp->config, rp->cpu_cap, PW_HISTORY_LINES)))
+			return -ENOMEM;
+		if (!rp->sample &&
+		    !(rp->sample = malloc(pw_sample_size(rp->cpu_cap, PW_HISTORY_LINES, false))))
 			return -ENOMEM;
 		pw_sample_init(rp->sample, rp->cpu_cap, PW_HISTORY_LINES, false);
 		rp->runs++;
@@ -152,16 +115,44 @@ static int judge(struct store_replay *rp, const struct pw_history_point *p)
 	return 0;
 }
 
+/* The points of one window, read at the capacity of rp->cpu_cap CPUs. Until a point has been
+ * judged the capacity is not fixed: a point that fills it may have been cut there (ncpu is the
+ * highest CPU id + 1, which a host keeps), so the window is read again at a larger one. Returns
+ * the count (*ret_points malloc'ed) or -errno. */
+static int read_window(struct store_replay *rp, int64_t from, int64_t to, void **ret_points)
+{
+	static const uint32_t caps[] = {64, 1024, 8192};
+
+	for (size_t c = 0;; c++) {
+		int n = pw_history_tier_read(rp->dir, PW_HISTORY_SAMPLES, rp->cpu_cap, rp->point_size, from,
+		                             to, WINDOW_POINTS_MAX, ret_points);
+		if (n <= 0 || rp->detector || c + 1 == sizeof(caps) / sizeof(caps[0]))
+			return n;
+		uint32_t ncpu = 0;
+		for (int i = 0; i < n; i++) {
+			const struct pw_history_point *p =
+			        (const void *)((char *)*ret_points + (size_t)i * rp->point_size);
+			ncpu = p->ncpu > ncpu ? p->ncpu : ncpu;
+		}
+		if (ncpu < rp->cpu_cap)
+			return n;
+		free(*ret_points);
+		rp->cpu_cap = caps[c + 1];
+		rp->point_size = pw_history_point_size(rp->cpu_cap);
+	}
+}
+
 /* Every window of the range, oldest first. Returns the exit status. */
 static int play(struct store_replay *rp, int64_t since, int64_t until, bool one_window)
 {
 	char why[256];
 
+	rp->cpu_cap = 64;
+	rp->point_size = pw_history_point_size(rp->cpu_cap);
 	for (int64_t from = since; from < until;) {
 		int64_t to = one_window || until - from <= WINDOW_NS ? until : from + WINDOW_NS;
 		void *points;
-		int n = pw_history_tier_read(rp->dir, PW_HISTORY_SAMPLES, rp->cpu_cap, rp->point_size, from,
-		                             to, WINDOW_POINTS_MAX, &points);
+		int n = read_window(rp, from, to, &points);
 		if (n < 0) {
 			snprintf(why, sizeof(why), "cannot read the store: %s", strerror(-n));
 			return fail(rp, 1, why);
@@ -195,10 +186,7 @@ int pw_replay_store_run(const struct pw_options *opts)
 	}
 	if ((status = parse_window(&rp, first_ms, &since, &until)))
 		return status;
-	configure(&rp);
-	if (size_cpus(&rp, since, until) < 0 ||
-	    !(rp.sample = malloc(pw_sample_size(rp.cpu_cap, PW_HISTORY_LINES, false))))
-		return fail(&rp, 1, "out of memory");
+	pw_replay_configure(opts, rp.interval_ns, &rp.config);
 	/* Without data files every point is in the head: one read. */
 	status = play(&rp, since, until, first_ms == INT64_MIN);
 	if (fflush(stdout) != 0 && status == 0)
