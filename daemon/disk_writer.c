@@ -30,6 +30,10 @@
 #include <time.h>
 
 #define NS_PER_S INT64_C(1000000000)
+/* History points wait this long at most before the writer is woken for them (group commit): each
+ * wake-up, open and write of the head is shared by the points of a few seconds, and a kill -9
+ * loses at most these seconds of the store (the ring still holds them). */
+#define STORE_COMMIT_NS (2 * NS_PER_S)
 
 /* One encoded record, or one history point, waiting for the disk. */
 struct record {
@@ -49,6 +53,8 @@ struct pw_disk_writer {
 
 	/* Under lock. */
 	struct record *head, *tail;
+	int64_t batch_first_ns; /* the first point queued since the writer was last woken; 0: none */
+	int64_t last_point_ns;  /* the newest point queued: the interval comes from it */
 	size_t queued;       /* records waiting or being written */
 	size_t queued_bytes; /* and their bytes: what the bound counts */
 	void *slot;          /* the baselines snapshot waiting, when slot_pending */
@@ -73,6 +79,7 @@ struct pw_disk_writer {
 
 	/* The writer's alone. */
 	void *write_buf;
+	bool store_dirty; /* points appended since the last flush */
 	struct pw_ratelimit complain;
 
 	/* Any thread. */
@@ -93,9 +100,10 @@ static void write_record(struct pw_disk_writer *w, struct record *r)
 {
 	if (r->kind != RECORD) {
 		atomic_store(&w->store_since, pw_mono_ns());
-		if (r->kind == POINT)
+		if (r->kind == POINT) {
 			pw_history_store_append(w->store, (const void *)r->bytes, r->now_ns);
-		else
+			w->store_dirty = true;
+		} else
 			pw_history_store_transitions(w->store, (const void *)r->bytes,
 			                             r->len / sizeof(struct pw_history_transition),
 			                             r->now_ns);
@@ -167,6 +175,14 @@ static void *writer_main(void *arg)
 			w->slot_pending = false;
 			pthread_mutex_unlock(&w->lock);
 			write_state(w, len, now_ns, final);
+			pthread_mutex_lock(&w->lock);
+		} else if (w->store_dirty) {
+			/* The queue is empty: what it held goes to the heads in one write. */
+			w->store_dirty = false;
+			pthread_mutex_unlock(&w->lock);
+			atomic_store(&w->store_since, pw_mono_ns());
+			pw_history_store_flush(w->store, pw_mono_ns());
+			atomic_store(&w->store_since, 0);
 			pthread_mutex_lock(&w->lock);
 		} else if (w->stop) {
 			break;
@@ -266,6 +282,25 @@ int pw_disk_writer_start(struct pw_disk_writer *w)
 	return 0;
 }
 
+/* Whether the writer must be woken for rec now, under the lock. A point may wait for the next ones
+ * unless waiting one more interval would keep the first of them from the disk longer than
+ * STORE_COMMIT_NS, or the queue is half full; anything else goes at once. */
+static bool wake_for(struct pw_disk_writer *w, const struct record *rec)
+{
+	if (rec->kind != POINT || w->queued_bytes * 2 >= w->queue_cap) {
+		w->batch_first_ns = 0;
+		return true;
+	}
+	int64_t interval = w->last_point_ns ? rec->now_ns - w->last_point_ns : 0;
+	w->last_point_ns = rec->now_ns;
+	if (!w->batch_first_ns)
+		w->batch_first_ns = rec->now_ns;
+	if (rec->now_ns + interval - w->batch_first_ns < STORE_COMMIT_NS)
+		return false;
+	w->batch_first_ns = 0;
+	return true;
+}
+
 /* Link rec at the queue's tail if it fits the bound (one always may); false when it does not. */
 static bool enqueue(struct pw_disk_writer *w, struct record *rec, size_t *ret_queued, size_t *ret_bytes)
 {
@@ -280,7 +315,8 @@ static bool enqueue(struct pw_disk_writer *w, struct record *rec, size_t *ret_qu
 		w->queued++;
 		w->queued_bytes += rec->len;
 		atomic_store(&w->rec_waiting, w->queued);
-		pthread_cond_signal(&w->wake);
+		if (wake_for(w, rec))
+			pthread_cond_signal(&w->wake);
 	}
 	*ret_queued = w->queued;
 	*ret_bytes = w->queued_bytes;

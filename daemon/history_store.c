@@ -265,6 +265,12 @@ void pw_history_store_append(struct pw_history_store *st, const struct pw_histor
 	minute_feed(st, p, now_ns);
 }
 
+void pw_history_store_flush(struct pw_history_store *st, int64_t now_ns)
+{
+	pw_history_tier_flush(st->samples, now_ns);
+	pw_history_tier_flush(st->minutes, now_ns);
+}
+
 void pw_history_store_transitions(struct pw_history_store *st, const struct pw_history_transition *t,
                                   size_t n, int64_t now_ns)
 {

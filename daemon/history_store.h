@@ -36,8 +36,11 @@ void pw_history_store_dir(const char *state_dir, char *buf, size_t size);
 struct pw_history_store *pw_history_store_new(const struct pw_history_store_config *cfg);
 
 /* The writer's side: one thread. Append p (the next sample's point, in time order); now_ns is
- * monotonic, for retries and rate limits. */
+ * monotonic, for retries and rate limits. It is safe from a kill after the next flush. */
 void pw_history_store_append(struct pw_history_store *st, const struct pw_history_point *p, int64_t now_ns);
+
+/* Write the points appended since the last flush to the heads (pw_history_tier_flush). */
+void pw_history_store_flush(struct pw_history_store *st, int64_t now_ns);
 
 /* Append n alert transitions to the store's transitions file (kept as long as the minutes). */
 void pw_history_store_transitions(struct pw_history_store *st, const struct pw_history_transition *t,

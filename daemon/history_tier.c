@@ -62,6 +62,9 @@ struct pw_history_tier {
 	struct data_file *files; /* the data files, oldest first */
 	uint32_t nfiles, files_cap;
 	struct pw_store_buf buf;
+	/* Rows encoded since the last flush, for the head: written together (group commit). */
+	struct pw_store_buf pending;
+	bool pending_has_dict; /* its first row carries a dictionary: it may start a fresh head */
 	struct pw_ratelimit complain;
 	uint64_t points_written;
 
@@ -437,6 +440,8 @@ static int write_block(struct pw_history_tier *st, int64_t now_ns)
 	cur->size += st->buf.len;
 	st->points_written += n;
 	close_fd(&st->data_fd);
+	st->pending.len = 0; /* their points are in the block just written */
+	st->head_has_dict = false;
 	if ((r = empty_head(st)) < 0)
 		complain(st, now_ns, "cannot empty the head", -r);
 	apply_retention(st, newest);
@@ -639,15 +644,12 @@ static bool shaped_as_head(const struct pw_history_tier *st, const struct pw_his
 	return true;
 }
 
-/* One point into the head: a kill from now on loses nothing of it. */
-static int write_row(struct pw_history_tier *st, const struct pw_history_point *p)
+/* One point's row, encoded for the head; pw_history_tier_flush() writes it. */
+static int encode_row(struct pw_history_tier *st, const struct pw_history_point *p)
 {
 	int r;
+	size_t len = st->pending.len;
 
-	st->buf.len = 0;
-	st->buf.failed = false;
-	if ((r = open_head(st)) < 0) /* a head started afresh has no dictionary */
-		return r;
 	bool same = shaped_as_head(st, p);
 	if (!same) {
 		if ((r = pw_store_dict_build(&st->row_dict, p, st->point_size, 1)) < 0)
@@ -655,16 +657,13 @@ static int write_row(struct pw_history_tier *st, const struct pw_history_point *
 		same = st->head_has_dict && pw_store_dict_equal(&st->row_dict, &st->head_dict);
 	}
 	if ((r = pw_store_encode(same ? PW_STORE_ROW : PW_STORE_ROW_DICT,
-	                         same ? &st->head_dict : &st->row_dict, p, st->point_size, 1, &st->buf)) < 0)
-		return r;
-	if ((r = write_all(st->head_fd, st->buf.data, st->buf.len, (off_t)st->head_len)) < 0) {
-		if (ftruncate(st->head_fd, (off_t)st->head_len) < 0)
-			st->head_has_dict = false;
+	                         same ? &st->head_dict : &st->row_dict, p, st->point_size, 1, &st->pending)) < 0) {
+		st->pending.len = len;
+		st->pending.failed = false;
 		return r;
 	}
-	st->head_len += st->buf.len;
-	if (p->real_ns / NS_PER_MS > st->newest_ms)
-		st->newest_ms = p->real_ns / NS_PER_MS;
+	if (len == 0)
+		st->pending_has_dict = !same;
 	if (!same) {
 		struct pw_store_dict t = st->head_dict;
 		st->head_dict = st->row_dict;
@@ -674,6 +673,32 @@ static int write_row(struct pw_history_tier *st, const struct pw_history_point *
 	st->head_ncpu = p->ncpu;
 	for (int k = 0; k < PW_HISTORY_LINES; k++)
 		memcpy(st->head_lines[k], p->lines[k].irq, PW_IRQ_NAME_MAX);
+	return 0;
+}
+
+/* The rows encoded since the last flush, appended to the head in one write: from then on a kill
+ * loses none of them. */
+static int write_pending(struct pw_history_tier *st)
+{
+	int r;
+	uint64_t len_before = st->head_len;
+	bool has_dict = st->head_has_dict; /* as the pending rows leave it */
+
+	if ((r = open_head(st)) < 0)
+		return r;
+	/* A head started afresh (it had changed under us) must begin with a dictionary: rows without
+	 * one are dropped from the head (they are in the block all the same). */
+	if (st->head_len != len_before && !st->pending_has_dict)
+		return -ESTALE;
+	if ((r = write_all(st->head_fd, st->pending.data, st->pending.len, (off_t)st->head_len)) < 0) {
+		/* The dictionary the head ends with is not known any more: the next row carries one. */
+		st->head_has_dict = false;
+		if (ftruncate(st->head_fd, (off_t)st->head_len) < 0)
+			st->head_len = 0; /* unknown: the next open starts the head afresh */
+		return r;
+	}
+	st->head_len += st->pending.len;
+	st->head_has_dict = has_dict;
 	return 0;
 }
 
@@ -690,6 +715,7 @@ int pw_history_tier_prepare(struct pw_history_tier *st, int64_t now_ns)
 		complain(st, now_ns, "cannot set up the directory", -r);
 		return r;
 	}
+	atomic_store(&st->failing, false); /* it wrote the head: the disk takes writes again */
 	return 0;
 }
 
@@ -712,16 +738,11 @@ void pw_history_tier_append(struct pw_history_tier *st, const struct pw_history_
 {
 	int r;
 
-	if (pw_history_tier_prepare(st, now_ns) < 0)
-		goto keep;
-	if ((r = write_row(st, p)) < 0)
-		complain(st, now_ns, "cannot write to the head", -r);
-	else
-		atomic_store(&st->failing, false);
-	if (r == -ENOENT) /* the directory is gone: set it up again */
-		st->ready = false;
-keep:
-	/* The block keeps the point whatever the head did: it reaches a data file with the block. */
+	if (pw_history_tier_prepare(st, now_ns) == 0 && (r = encode_row(st, p)) < 0)
+		complain(st, now_ns, "cannot encode a row for the head", -r);
+	if (p->real_ns / NS_PER_MS > st->newest_ms)
+		st->newest_ms = p->real_ns / NS_PER_MS;
+	/* The block keeps the point whatever the head does: it reaches a data file with the block. */
 	if (st->nblock == st->block_cap) {
 		/* A block that could not be written: the oldest point goes. */
 		memmove(st->block, (char *)st->block + st->point_size,
@@ -737,12 +758,34 @@ keep:
 	close_fd(&st->data_fd);
 }
 
+void pw_history_tier_flush(struct pw_history_tier *st, int64_t now_ns)
+{
+	/* A tier written seldom (the minutes) would show failing until its next point: it is set up
+	 * again as soon as it can be. */
+	if (!st->ready && atomic_load(&st->failing))
+		pw_history_tier_prepare(st, now_ns);
+	if (!st->pending.len)
+		return;
+	int r = write_pending(st);
+	if (r < 0 && r != -ESTALE)
+		complain(st, now_ns, "cannot write to the head", -r);
+	else
+		atomic_store(&st->failing, false);
+	if (r == -ENOENT) /* the directory is gone: set it up again */
+		st->ready = false;
+	st->pending.len = 0;
+	st->pending.failed = false;
+	close_fd(&st->head_fd);
+}
+
 void pw_history_tier_close(struct pw_history_tier *st)
 {
 	if (!st)
 		return;
 	if (st->ready && st->nblock && write_block(st, 0) == 0)
 		st->nblock = 0;
+	else
+		pw_history_tier_flush(st, 0); /* the block stays for the next start, in the head */
 	pw_log(LOG_INFO, "history store %s: %s tier: %" PRIu64 " points written in blocks by this run",
 	       st->dir, st->prefix, st->points_written);
 	close_fd(&st->head_fd);
@@ -774,6 +817,7 @@ void pw_history_tier_free(struct pw_history_tier *st)
 	pw_store_dict_done(&st->row_dict);
 	pw_store_dict_done(&st->block_dict);
 	pw_store_buf_done(&st->buf);
+	pw_store_buf_done(&st->pending);
 	free(st->files);
 	free(st->block);
 	free(st->dir);

@@ -2,8 +2,8 @@
  * in files of its own under the store's directory (lib/store_codec.h is the format).
  *
  * Files: PREFIX-<first point's Unix ms>.pwh hold deflated blocks of points; PREFIX.head holds the
- * points of the block being filled, one frame each as they come, so a kill loses at most what the
- * disk writer had not written yet. A block reaches its data file (fdatasync) before the head is
+ * points of the block being filled, one frame each, written a few at a time (each flush), so a kill
+ * loses at most the points since the last flush. A block reaches its data file (fdatasync) before the head is
  * emptied; at start a head left by a crash becomes a block, a data file's torn tail is cut and a
  * file that is not ours is removed, each logged. Files are open only while written.
  *
@@ -54,8 +54,13 @@ int64_t pw_history_tier_oldest_ms(const struct pw_history_tier *t);
 /* Its directory, as configured. */
 const char *pw_history_tier_dir(const struct pw_history_tier *t);
 
-/* Append p (the next point, in time order), preparing the tier first if needed. */
+/* Append p (the next point, in time order), preparing the tier first if needed. Its row reaches
+ * the head at the next flush; the block reaches its data file when full. */
 void pw_history_tier_append(struct pw_history_tier *t, const struct pw_history_point *p, int64_t now_ns);
+
+/* Write the rows appended since the last flush into the head, in one write (group commit: a point
+ * a row costs an open and a write, a few points share them). */
+void pw_history_tier_flush(struct pw_history_tier *t, int64_t now_ns);
 
 /* Write the block being filled and empty the head (a clean stop). */
 void pw_history_tier_close(struct pw_history_tier *t);

@@ -115,6 +115,13 @@ static int check_minutes(void)
 	return nm / 3;
 }
 
+/* As the disk writer does with each batch: a point is in the head once flushed. */
+static void append(struct pw_history_store *st, const struct pw_history_point *p, int t)
+{
+	pw_history_store_append(st, p, t * SEC);
+	pw_history_store_flush(st, t * SEC);
+}
+
 START_TEST(test_minutes_are_the_samples_summed)
 {
 	struct pw_history_store *st = open_store();
@@ -122,7 +129,7 @@ START_TEST(test_minutes_are_the_samples_summed)
 
 	for (int t = 0; t < 5 * 60 + 17; t++) {
 		sample_at(p, t);
-		pw_history_store_append(st, p, t * SEC);
+		append(st, p, t);
 	}
 	pw_history_store_close(st);
 	pw_history_store_free(st);
@@ -140,7 +147,7 @@ START_TEST(test_killed_run_minutes_summed_at_start)
 
 	for (t = 0; t < 150; t++) {
 		sample_at(p, t);
-		pw_history_store_append(st, p, t * SEC);
+		append(st, p, t);
 	}
 	/* A kill: nothing closed; the head holds the samples since the last block, the minute being
 	 * summed is lost from memory. */
@@ -149,7 +156,7 @@ START_TEST(test_killed_run_minutes_summed_at_start)
 	for (t = 200; t < 230; t++) {
 		sample_at(p, t);
 		p->flags = t == 200 ? PW_HISTORY_RUN_START : 0;
-		pw_history_store_append(st, p, t * SEC);
+		append(st, p, t);
 	}
 	pw_history_store_close(st);
 	pw_history_store_free(st);
@@ -168,14 +175,14 @@ START_TEST(test_restart_inside_a_minute)
 
 	for (t = 0; t <= 70; t++) {
 		sample_at(p, t);
-		pw_history_store_append(st, p, t * SEC);
+		append(st, p, t);
 	}
 	pw_history_store_free(st); /* killed */
 	st = open_store();
 	for (t = 80; t <= 100; t++) {
 		sample_at(p, t);
 		p->flags = t == 80 ? PW_HISTORY_RUN_START : 0;
-		pw_history_store_append(st, p, t * SEC);
+		append(st, p, t);
 	}
 	pw_history_store_close(st);
 	pw_history_store_free(st);
