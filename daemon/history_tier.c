@@ -22,7 +22,7 @@
 #define NS_PER_MS INT64_C(1000000)
 #define FILE_SUFFIX ".pwh"
 #define FILE_BYTES_MIN (4u << 10)
-#define BLOCK_BYTES_MAX (256u << 10) /* the block being filled, in memory */
+#define BLOCK_BYTES_MAX (64u << 10) /* the block being filled, in memory */
 #define BLOCK_POINTS_MIN 32
 #define FILES_MAX 100000u                                  /* a directory with more is not read past this */
 #define READ_FILE_MAX (PW_STORE_PAYLOAD_MAX + (64u << 20)) /* bytes of one file a reader takes */

@@ -128,7 +128,11 @@ static const struct opt_def opt_table[] = {
 
 static void defaults(struct pw_options *o)
 {
-	memset(o, 0, sizeof(*o));
+	/* All but the receivers' slots: they are 250 KiB, zeroed one at a time as receivers are added
+	 * (receiver.c), so the pages of slots never used are never touched and stay out of RSS. */
+	size_t list = offsetof(struct pw_options, receivers.list), after = list + sizeof(o->receivers.list);
+	memset(o, 0, list);
+	memset((char *)o + after, 0, sizeof(*o) - after);
 	snprintf(o->listen, sizeof(o->listen), "127.0.0.1:%d", PW_DEFAULT_PORT);
 	pw_parse_listen(o->listen, &o->listen_addr, &o->listen_addr_len);
 	o->listen_fd = -1;
