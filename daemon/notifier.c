@@ -79,8 +79,8 @@ void pw_nf_abort(struct pw_notifier *n, struct rx *r)
 {
 	if (!r->easy)
 		return;
-	curl_multi_remove_handle(n->multi, r->easy);
-	curl_easy_cleanup(r->easy);
+	pw_curl.multi_remove_handle(n->multi, r->easy);
+	pw_curl.easy_cleanup(r->easy);
 	r->easy = NULL;
 	r->item->in_flight = false;
 	r->item = NULL;
@@ -90,7 +90,7 @@ void pw_nf_abort(struct pw_notifier *n, struct rx *r)
 static void rx_done(struct pw_notifier *n, struct rx *r)
 {
 	pw_nf_abort(n, r);
-	curl_slist_free_all(r->headers);
+	pw_curl.slist_free_all(r->headers);
 	free(r->reply);
 	r->headers = NULL;
 	r->reply = NULL;
@@ -262,11 +262,11 @@ static void *notifier_main(void *arg)
 		take_inbox(n);
 		pw_nf_repeat_firing(n, pw_mono_ns());
 		pw_nf_start_transfers(n, pw_mono_ns());
-		curl_multi_perform(n->multi, &running);
+		pw_curl.multi_perform(n->multi, &running);
 		pw_nf_collect_finished(n);
 		pw_nf_save_if_due(n, pw_mono_ns());
 		publish_stats(n);
-		curl_multi_poll(n->multi, NULL, 0, pw_nf_sleep_ms(n, pw_mono_ns()), NULL);
+		pw_curl.multi_poll(n->multi, NULL, 0, pw_nf_sleep_ms(n, pw_mono_ns()), NULL);
 	}
 	/* What the detector handed over last (it stops before us) joins the queue, which is kept. */
 	take_inbox(n);
@@ -296,7 +296,12 @@ struct pw_notifier *pw_notifier_new(const struct pw_notifier_config *c, char *er
 	n->drop_complain.period_ns = 10 * NS_PER_S;
 	n->save_complain.period_ns = COMPLAIN_PERIOD_NS;
 	n->saved_ns = INT64_MIN;
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK || !(n->multi = curl_multi_init())) {
+	if (pw_curl_load(err, n_err) < 0) {
+		pw_notifier_free(n);
+		return NULL;
+	}
+	n->curl_ready = pw_curl.global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
+	if (!n->curl_ready || !(n->multi = pw_curl.multi_init())) {
 		snprintf(err, n_err, "cannot initialise libcurl");
 		pw_notifier_free(n);
 		return NULL;
@@ -341,7 +346,7 @@ void pw_notifier_submit(struct pw_notifier *n, const struct pw_alert_event *even
 	}
 	pthread_mutex_unlock(&n->lock);
 	if (any)
-		curl_multi_wakeup(n->multi);
+		pw_curl.multi_wakeup(n->multi);
 }
 
 int pw_notifier_reconfigure(struct pw_notifier *n, const struct pw_receivers *receivers)
@@ -355,7 +360,7 @@ int pw_notifier_reconfigure(struct pw_notifier *n, const struct pw_receivers *re
 	free(n->pending);
 	n->pending = copy;
 	pthread_mutex_unlock(&n->lock);
-	curl_multi_wakeup(n->multi);
+	pw_curl.multi_wakeup(n->multi);
 	return 0;
 }
 
@@ -383,7 +388,7 @@ void pw_notifier_stop(struct pw_notifier *n)
 	if (!n->running)
 		return;
 	atomic_store(&n->stop, true);
-	curl_multi_wakeup(n->multi);
+	pw_curl.multi_wakeup(n->multi);
 	pthread_join(n->thread, NULL);
 	n->running = false;
 }
@@ -396,8 +401,9 @@ void pw_notifier_free(struct pw_notifier *n)
 	rx_free_all(n);
 	pw_nq_clear(&n->queue);
 	if (n->multi)
-		curl_multi_cleanup(n->multi);
-	curl_global_cleanup();
+		pw_curl.multi_cleanup(n->multi);
+	if (n->curl_ready)
+		pw_curl.global_cleanup();
 	free(n->pending);
 	free(n->state_dir);
 	pthread_mutex_destroy(&n->lock);

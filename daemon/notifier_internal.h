@@ -59,6 +59,7 @@ struct pw_notifier {
 	atomic_int_fast64_t save_since;      /* monotonic start of the save in progress; 0: none */
 	atomic_bool stop;
 	CURLM *multi; /* curl_multi_wakeup is the one call other threads make on it */
+	bool curl_ready; /* curl_global_init succeeded: cleaned up with it */
 
 	/* The notifier's thread only. */
 	struct rx *rx;

@@ -31,60 +31,60 @@ struct curl_slist *pw_send_headers(const struct pw_receiver *r)
 	/* Without "Expect:", libcurl would wait for a 100 Continue before sending a body over 1 KiB. */
 	const char *fixed[] = {"Content-Type: application/json", user_agent, "Expect:"};
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
-		if (!(grown = curl_slist_append(list, fixed[i])))
+		if (!(grown = pw_curl.slist_append(list, fixed[i])))
 			goto oom;
 		list = grown;
 	}
 	if (r->bearer_token[0]) {
 		snprintf(line, sizeof(line), "Authorization: Bearer %s", r->bearer_token);
-		grown = curl_slist_append(list, line);
+		grown = pw_curl.slist_append(list, line);
 		explicit_bzero(line, sizeof(line));
 		if (!grown)
 			goto oom;
 		list = grown;
 	}
 	for (uint32_t i = 0; i < r->nheaders; i++) {
-		if (!(grown = curl_slist_append(list, r->headers[i])))
+		if (!(grown = pw_curl.slist_append(list, r->headers[i])))
 			goto oom;
 		list = grown;
 	}
 	return list;
 oom:
-	curl_slist_free_all(list);
+	pw_curl.slist_free_all(list);
 	return NULL;
 }
 
 CURL *pw_send_new(const struct pw_receiver *r, const char *url, const struct curl_slist *headers,
                   const char *body, struct pw_send_reply *reply)
 {
-	CURL *e = curl_easy_init();
+	CURL *e = pw_curl.easy_init();
 	long timeout_ms = (long)(r->timeout_ns / 1000000);
 
 	if (!e)
 		return NULL;
 	memset(reply, 0, sizeof(*reply));
-	curl_easy_setopt(e, CURLOPT_URL, url);
-	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(e, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
-	curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers);
-	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, timeout_ms);
-	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
+	pw_curl.easy_setopt(e, CURLOPT_URL, url);
+	pw_curl.easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+	pw_curl.easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	pw_curl.easy_setopt(e, CURLOPT_POSTFIELDS, body);
+	pw_curl.easy_setopt(e, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+	pw_curl.easy_setopt(e, CURLOPT_HTTPHEADER, headers);
+	pw_curl.easy_setopt(e, CURLOPT_TIMEOUT_MS, timeout_ms);
+	pw_curl.easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
 	                 timeout_ms < CONNECT_TIMEOUT_MS ? timeout_ms : CONNECT_TIMEOUT_MS);
-	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, reply->error);
-	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, keep_answer);
-	curl_easy_setopt(e, CURLOPT_WRITEDATA, reply);
+	pw_curl.easy_setopt(e, CURLOPT_ERRORBUFFER, reply->error);
+	pw_curl.easy_setopt(e, CURLOPT_WRITEFUNCTION, keep_answer);
+	pw_curl.easy_setopt(e, CURLOPT_WRITEDATA, reply);
 	if (r->basic_user[0]) {
-		curl_easy_setopt(e, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
-		curl_easy_setopt(e, CURLOPT_USERNAME, r->basic_user);
-		curl_easy_setopt(e, CURLOPT_PASSWORD, r->basic_password);
+		pw_curl.easy_setopt(e, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
+		pw_curl.easy_setopt(e, CURLOPT_USERNAME, r->basic_user);
+		pw_curl.easy_setopt(e, CURLOPT_PASSWORD, r->basic_password);
 	}
 	if (r->ca_file[0])
-		curl_easy_setopt(e, CURLOPT_CAINFO, r->ca_file);
+		pw_curl.easy_setopt(e, CURLOPT_CAINFO, r->ca_file);
 	if (r->tls_insecure) {
-		curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
-		curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+		pw_curl.easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+		pw_curl.easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
 	}
 	return e;
 }

@@ -5,7 +5,7 @@
 
 #include "receiver.h"
 
-#include <curl/curl.h>
+#include "curl_api.h"
 
 /* What the attempt left behind, for the log: libcurl's error and the first bytes of the answer. */
 struct pw_send_reply {

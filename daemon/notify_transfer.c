@@ -19,8 +19,8 @@ void pw_nf_start_transfers(struct pw_notifier *n, int64_t now)
 		if (r->easy || now < r->next_try_ns || !(it = pw_nq_first_for(&n->queue, (int)i)))
 			continue;
 		r->easy = pw_send_new(&r->cfg, r->url, r->headers, it->body, r->reply);
-		if (!r->easy || curl_multi_add_handle(n->multi, r->easy) != CURLM_OK) {
-			curl_easy_cleanup(r->easy); /* accepts NULL */
+		if (!r->easy || pw_curl.multi_add_handle(n->multi, r->easy) != CURLM_OK) {
+			pw_curl.easy_cleanup(r->easy); /* accepts NULL */
 			r->easy = NULL;
 			r->next_try_ns = now + BACKOFF_MIN_NS;
 			continue;
@@ -48,7 +48,7 @@ static int64_t backoff(struct pw_notifier *n, struct rx *r)
 static void describe(const struct rx *r, CURLcode code, long status, char *buf, size_t size)
 {
 	if (code != CURLE_OK)
-		snprintf(buf, size, "%s", r->reply->error[0] ? r->reply->error : curl_easy_strerror(code));
+		snprintf(buf, size, "%s", r->reply->error[0] ? r->reply->error : pw_curl.easy_strerror(code));
 	else
 		snprintf(buf, size, "HTTP %ld%s%.100s", status, r->reply->answer_len ? ": " : "",
 		         r->reply->answer);
@@ -78,10 +78,10 @@ static void finish(struct pw_notifier *n, struct rx *r, CURLcode code)
 	long status = 0;
 	char what[256];
 
-	curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
+	pw_curl.easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
 	describe(r, code, status, what, sizeof(what));
-	curl_multi_remove_handle(n->multi, r->easy);
-	curl_easy_cleanup(r->easy);
+	pw_curl.multi_remove_handle(n->multi, r->easy);
+	pw_curl.easy_cleanup(r->easy);
 	r->easy = NULL;
 	r->item = NULL;
 	it->in_flight = false;
@@ -142,7 +142,7 @@ void pw_nf_collect_finished(struct pw_notifier *n)
 	CURLMsg *msg;
 	int left;
 
-	while ((msg = curl_multi_info_read(n->multi, &left))) {
+	while ((msg = pw_curl.multi_info_read(n->multi, &left))) {
 		struct rx *r;
 		if (msg->msg == CURLMSG_DONE && (r = rx_of(n, msg->easy_handle)))
 			finish(n, r, msg->data.result);

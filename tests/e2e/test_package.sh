@@ -71,6 +71,9 @@ deb="$debs/perfwatch_${version}_$(dpkg --print-architecture).deb"
 [ -f "$deb" ] || pw_fail "no $deb: $(ls "$debs")"
 [ "$(dpkg-deb -f "$deb" Version)" = "$version" ] ||
 	pw_fail "the package is $(dpkg-deb -f "$deb" Version), VERSION says $version"
+# libcurl is dlopen()ed (daemon/curl_api.h), so shlibs cannot name it: debian/control must.
+grep -qw libcurl3-gnutls <<<"$(dpkg-deb -f "$deb" Depends)" ||
+	pw_fail "the package does not depend on libcurl3-gnutls: $(dpkg-deb -f "$deb" Depends)"
 
 # 2. Install. Under systemd the service starts at once: on a test port, not 10071.
 port=$(pw_free_port)

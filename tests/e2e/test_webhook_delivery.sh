@@ -2,7 +2,8 @@
 # Webhook delivery through a receiver that is down, then answers 500, then is slow (within the
 # timeout), then is up: the alert's firing and resolved messages each arrive exactly once, in that
 # order, in Alertmanager's webhook format v4, with the receiver's bearer token and headers; the
-# failures are counted and retried, and the detector never stalls meanwhile.
+# failures are counted and retried, and the detector never stalls meanwhile. libcurl is loaded only
+# by a daemon with receivers (daemon/curl_api.h): one without has none of it mapped.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/notify_lib.sh"
 command -v jq >/dev/null || pw_skip "jq not installed"
@@ -16,9 +17,14 @@ bearer_token = s3cret
 header = X-Team: perf
 timeout = 5s
 CONF
+pw_start plain --config /dev/null --interval 100ms
+! grep -q libcurl "/proc/$PW_PID/maps" || pw_fail "libcurl loaded without receivers"
+pw_stop "$PW_PID"
+
 scenario_start 4 1
 pw_start perfwatchd --config "$PW_WORK/perfwatchd.conf" "${PW_SCENARIO_FLAGS[@]}" --instance db1
 RX_LABELS='{receiver="ops",type="webhook"}'
+grep -q libcurl "/proc/$PW_PID/maps" || pw_fail "libcurl not loaded with a receiver"
 
 # Down: connection refused, twice.
 metric_at_least "perfwatch_notifications_failed_total$RX_LABELS" 2 30
