@@ -55,7 +55,34 @@ static int fail(const struct replay *rp, int status, const char *what)
 	return pw_replay_fail(rp->opts, status, what);
 }
 
-/* Read and judge the header. Returns 0 or the exit status. */
+/* Read the schema block after the header and make the decoder, which judges it. Returns 0 or the
+ * exit status. */
+static int read_schema(struct replay *rp, struct reader *rd)
+{
+	unsigned char *schema = malloc(rp->hdr.schema_size ? rp->hdr.schema_size : 1);
+	char why[512];
+	int r;
+
+	if (!schema)
+		return fail(rp, 1, "out of memory");
+	size_t got = fread(schema, 1, rp->hdr.schema_size, rd->file);
+	if (got < rp->hdr.schema_size) {
+		snprintf(why, sizeof(why), "ends in its schema block (%zu of %u bytes)", got,
+		         rp->hdr.schema_size);
+		r = -EPROTO;
+	} else {
+		r = pw_rec_decoder_new(&rp->hdr, schema, got, &rp->decoder, why, sizeof(why));
+	}
+	free(schema);
+	if (r == -ENOMEM)
+		return fail(rp, 1, "out of memory");
+	if (r < 0)
+		return fail(rp, 2, why);
+	rd->base = (long long)pw_rec_data_offset(&rp->hdr);
+	return 0;
+}
+
+/* Read and judge the header and the schema block. Returns 0 or the exit status. */
 static int read_header(struct replay *rp, struct reader *rd)
 {
 	unsigned char head[PW_REC_HEADER_SIZE];
@@ -66,8 +93,8 @@ static int read_header(struct replay *rp, struct reader *rd)
 	rp->hdr.version = 0;
 	r = pw_rec_header_decode(head, got, &rp->hdr);
 	if (r == -EPROTO && rp->hdr.version)
-		snprintf(why, sizeof(why), "recording format version %u; this build reads version %d",
-		         rp->hdr.version, PW_REC_VERSION);
+		snprintf(why, sizeof(why), "recording format version %u; this build reads versions %d and %d",
+		         rp->hdr.version, PW_REC_VERSION_RAW, PW_REC_VERSION);
 	else if (r == -EPROTO)
 		snprintf(why, sizeof(why), "not a perfwatch recording");
 	else if (r < 0 && got < sizeof(head))
@@ -78,8 +105,7 @@ static int read_header(struct replay *rp, struct reader *rd)
 		r = pw_rec_header_check(&rp->hdr, why, sizeof(why));
 	if (r < 0)
 		return fail(rp, 2, why);
-	rd->base = sizeof(head);
-	return 0;
+	return read_schema(rp, rd);
 }
 
 void pw_replay_configure(const struct pw_options *opts, int64_t interval_ns, struct pw_detector_config *ret)
@@ -256,9 +282,8 @@ static int replay_file(struct replay *rp, struct reader *rd)
 		return status;
 	rd->cap = READ_CHUNK;
 	rd->buf = malloc(rd->cap);
-	rp->decoder = pw_rec_decoder_new(&rp->hdr);
-	rp->sample = malloc(rp->hdr.sample_size);
-	if (!rd->buf || !rp->decoder || !rp->sample)
+	rp->sample = malloc(pw_rec_decoder_sample_size(rp->decoder));
+	if (!rd->buf || !rp->sample)
 		return fail(rp, 1, "out of memory");
 	return play(rp, rd);
 }

@@ -58,7 +58,7 @@ grep -qE "corrupt record at offset [0-9]+: stopped there" "$PW_WORK/bad.err" || 
 { head -c 8 "$rec"; printf '\x09\x00\x00\x00'; tail -c +13 "$rec"; } >"$PW_WORK/v9.pwrec"
 rc=0
 out=$(replay "$PW_WORK/v9.pwrec" 2>&1) || rc=$?
-[ "$rc" = 2 ] && grep -q "recording format version 9; this build reads version 2" <<<"$out" || pw_fail "v9: $rc $out"
+[ "$rc" = 2 ] && grep -q "recording format version 9; this build reads versions 2 and 3" <<<"$out" || pw_fail "v9: $rc $out"
 rc=0
 out=$(replay "$PW_FIXTURES/kernels/vm-2cpu-idle-1/proc/stat" 2>&1) || rc=$?
 [ "$rc" = 2 ] && grep -q "not a perfwatch recording" <<<"$out" || pw_fail "not a recording: $rc $out"
@@ -103,12 +103,14 @@ replay "$PW_WORK/two.pwrec" >/dev/null 2>"$PW_WORK/three.err" || pw_fail "three 
 grep -q "in 3 run(s)" "$PW_WORK/three.err" && ! grep -q "cut short" "$PW_WORK/three.err" || pw_fail "$(cat "$PW_WORK/three.err")"
 # A corrupt record is not appended after (the frames are walked at start), nor is the file touched.
 cp "$PW_WORK/two.pwrec" "$PW_WORK/torn.pwrec"
-printf '\xff' | dd of="$PW_WORK/torn.pwrec" bs=1 seek=74 conv=notrunc status=none
+# The first record's frame: after the 72-byte header and the schema block (its size at byte 64).
+first=$((72 + $(od -An -tu4 -j64 -N4 "$PW_WORK/two.pwrec")))
+printf '\xff' | dd of="$PW_WORK/torn.pwrec" bs=1 seek=$((first + 2)) conv=notrunc status=none
 cp "$PW_WORK/torn.pwrec" "$PW_WORK/torn.orig"
 rc=0
 "$PERFWATCHD" --config /dev/null --procfs "$tree/proc" --sysfs "$tree/sys" --listen "127.0.0.1:$(pw_free_port)" \
 	--record "$PW_WORK/torn.pwrec" >"$PW_WORK/torn.log" 2>&1 || rc=$?
-[ "$rc" = 1 ] && grep -q "corrupt record at offset 72; not appending to it" "$PW_WORK/torn.log" ||
+[ "$rc" = 1 ] && grep -q "corrupt record at offset $first; not appending to it" "$PW_WORK/torn.log" ||
 	pw_fail "appending after a corrupt record: $rc $(cat "$PW_WORK/torn.log")"
 cmp -s "$PW_WORK/torn.pwrec" "$PW_WORK/torn.orig" || pw_fail "the corrupt file was changed"
 rc=0
@@ -160,7 +162,8 @@ fi
 
 # 6. A file-size limit stops a write in the middle of a record: what reached the file is taken back,
 # so the file replays whole (no record cut short), the daemon lives on (SIGXFSZ) and keeps sampling.
-printf '#!/bin/bash\nulimit -f 3\nexec "%s" "$@"\n' "$PERFWATCHD" >"$PW_WORK/limited"
+# 8 KiB: the header and its 4 KB schema block, then a few records.
+printf '#!/bin/bash\nulimit -f 8\nexec "%s" "$@"\n' "$PERFWATCHD" >"$PW_WORK/limited"
 chmod +x "$PW_WORK/limited"
 PERFWATCHD="$PW_WORK/limited" pw_start limited --procfs "$tree/proc" --sysfs "$tree/sys" --interval 100ms \
 	--record "$PW_WORK/limited.pwrec"
