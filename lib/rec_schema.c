@@ -1,8 +1,6 @@
 /* rec_schema.c — the schema block on disk, and reading another build's samples by field name. */
 #include "rec_schema.h"
 
-#include "sample_schema.h"
-
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,46 +61,59 @@ static uint32_t crc(const void *buf, size_t len)
 	return (uint32_t)crc32(crc32(0, Z_NULL, 0), buf, (uInt)len);
 }
 
-size_t pw_rec_schema_size(void)
+size_t pw_rec_schema_write(const struct pw_rec_schema_table tables[PW_SCHEMA_STRUCTS], void *buf)
 {
+	unsigned char *p = buf;
 	size_t len = sizeof(uint32_t); /* the CRC */
 
 	for (int w = 0; w < PW_SCHEMA_STRUCTS; w++) {
-		size_t n;
-		uint32_t size;
-		const struct pw_field *f = pw_sample_schema(w, &n, &size);
-
+		const struct pw_field *f = tables[w].fields;
 		len += STRUCT_FIXED;
-		for (size_t i = 0; i < n; i++)
-			len += ROW_FIXED + strlen(f[i].name);
-	}
-	return len;
-}
-
-void pw_rec_schema_encode(void *buf)
-{
-	unsigned char *p = buf;
-
-	for (int w = 0; w < PW_SCHEMA_STRUCTS; w++) {
-		size_t n;
-		uint32_t size;
-		const struct pw_field *f = pw_sample_schema(w, &n, &size);
-
-		put32(&p, size);
-		put32(&p, (uint32_t)n);
-		for (size_t i = 0; i < n; i++) {
-			size_t len = strlen(f[i].name);
+		if (p) {
+			put32(&p, tables[w].struct_size);
+			put32(&p, (uint32_t)tables[w].n);
+		}
+		for (size_t i = 0; i < tables[w].n; i++) {
+			size_t name_len = strlen(f[i].name);
+			len += ROW_FIXED + name_len;
+			if (!p)
+				continue;
 			put32(&p, f[i].offset);
 			put32(&p, f[i].size);
 			put32(&p, f[i].count);
 			*p++ = (unsigned char)f[i].kind;
-			*p++ = (unsigned char)len;
-			memcpy(p, f[i].name, len);
-			p += len;
+			*p++ = (unsigned char)name_len;
+			memcpy(p, f[i].name, name_len);
+			p += name_len;
 		}
 	}
-	uint32_t sum = crc(buf, (size_t)(p - (unsigned char *)buf));
-	memcpy(p, &sum, sizeof(sum));
+	if (p) {
+		uint32_t sum = crc(buf, len - sizeof(sum));
+		memcpy(p, &sum, sizeof(sum));
+	}
+	return len;
+}
+
+static void own_tables(struct pw_rec_schema_table ret[PW_SCHEMA_STRUCTS])
+{
+	for (int w = 0; w < PW_SCHEMA_STRUCTS; w++)
+		ret[w].fields = pw_sample_schema(w, &ret[w].n, &ret[w].struct_size);
+}
+
+size_t pw_rec_schema_size(void)
+{
+	struct pw_rec_schema_table t[PW_SCHEMA_STRUCTS];
+
+	own_tables(t);
+	return pw_rec_schema_write(t, NULL);
+}
+
+void pw_rec_schema_encode(void *buf)
+{
+	struct pw_rec_schema_table t[PW_SCHEMA_STRUCTS];
+
+	own_tables(t);
+	pw_rec_schema_write(t, buf);
 }
 
 /* ---- parsing the file's block ---------------------------------------------------------------- */

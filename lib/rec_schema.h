@@ -12,8 +12,20 @@
 #define PW_REC_SCHEMA_H
 
 #include "recording.h"
+#include "sample_schema.h"
 
 #include <stddef.h>
+
+/* The rows of one struct (pw_sample_schema's, or another build's). */
+struct pw_rec_schema_table {
+	const struct pw_field *fields;
+	size_t n;
+	uint32_t struct_size;
+};
+
+/* The block describing tables (one per struct, in enum pw_schema_struct order): returns its length,
+ * and writes it to buf unless buf is NULL. Names must be at most PW_REC_FIELD_NAME_MAX bytes. */
+size_t pw_rec_schema_write(const struct pw_rec_schema_table tables[PW_SCHEMA_STRUCTS], void *buf);
 
 /* The length of this build's block. */
 size_t pw_rec_schema_size(void);
