@@ -5,6 +5,7 @@
 #include "clock.h"
 #include "history_store.h"
 #include "json_util.h"
+#include "rec_convert.h"
 #include "recording.h"
 #include "state_file.h"
 #include "transitions.h"
@@ -38,6 +39,7 @@ struct replay {
 	struct pw_sample *sample;
 	struct pw_alert_event events[EVENTS_CAP];
 	struct pw_history_store *store; /* --to-store */
+	struct pw_rec_convert *convert; /* --to-recording */
 	struct pw_history_point *point;
 	struct pw_history_reducer reducer;
 	unsigned long long samples, transitions, segments;
@@ -199,6 +201,8 @@ static int judge(struct replay *rp, uint32_t flags)
 			return -ENOMEM;
 	if (rp->store)
 		keep(rp, n < EVENTS_CAP ? n : EVENTS_CAP);
+	if (rp->convert) /* a write error sticks: reported when the file is closed */
+		pw_rec_convert_add(rp->convert, rp->sample, flags);
 	rp->transitions += n;
 	rp->samples++;
 	/* Each interval is bounded (PW_REC_TIME_MAX), their sum over a long file is not: saturate. */
@@ -280,6 +284,10 @@ static int replay_file(struct replay *rp, struct reader *rd)
 	pw_replay_configure(rp->opts, rp->hdr.interval_ns, &rp->config);
 	if (rp->opts->replay_to_store[0] && (status = open_store(rp)))
 		return status;
+	char why[PW_OPT_TEXT_MAX + 256];
+	if (rp->opts->replay_to_recording[0] &&
+	    !(rp->convert = pw_rec_convert_open(rp->opts->replay_to_recording, &rp->hdr, why, sizeof(why))))
+		return fail(rp, 2, why);
 	rd->cap = READ_CHUNK;
 	rd->buf = malloc(rd->cap);
 	rp->sample = malloc(pw_rec_decoder_sample_size(rp->decoder));
@@ -316,6 +324,11 @@ int pw_replay_run(const struct pw_options *opts)
 		        rp.samples, (double)rp.recorded_ns / 1e9, rp.segments,
 		        (double)(pw_mono_ns() - started) / 1e9, rp.transitions);
 	fclose(rd.file);
+	char why[PW_OPT_TEXT_MAX + 256];
+	if (pw_rec_convert_close(rp.convert, why, sizeof(why)) < 0) {
+		int failed = fail(&rp, 1, why);
+		status = status ? status : failed;
+	}
 	if (rp.store) {
 		pw_history_store_close(rp.store);
 		struct pw_file_stats fs;

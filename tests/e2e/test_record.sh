@@ -101,6 +101,16 @@ pw_stop "$PW_PID"
 grep -qE "cut off [0-9]+ bytes of a record the last run did not finish" "$PW_WORK/run3.log" || pw_fail "$(cat "$PW_WORK/run3.log")"
 replay "$PW_WORK/two.pwrec" >/dev/null 2>"$PW_WORK/three.err" || pw_fail "three runs: $(cat "$PW_WORK/three.err")"
 grep -q "in 3 run(s)" "$PW_WORK/three.err" && ! grep -q "cut short" "$PW_WORK/three.err" || pw_fail "$(cat "$PW_WORK/three.err")"
+# --to-recording writes the same samples and runs to a new file (their output identical), and
+# never over an existing one.
+replay "$PW_WORK/two.pwrec" --to-recording "$PW_WORK/again.pwrec" >"$PW_WORK/again.src" 2>"$PW_WORK/again.err" ||
+	pw_fail "--to-recording: $(cat "$PW_WORK/again.err")"
+replay "$PW_WORK/again.pwrec" >"$PW_WORK/again.out" 2>"$PW_WORK/again.err" || pw_fail "$(cat "$PW_WORK/again.err")"
+cmp -s "$PW_WORK/again.src" "$PW_WORK/again.out" && grep -q "in 3 run(s)" "$PW_WORK/again.err" ||
+	pw_fail "the converted recording replays otherwise: $(diff "$PW_WORK/again.src" "$PW_WORK/again.out" | head -5; cat "$PW_WORK/again.err")"
+rc=0
+replay "$PW_WORK/two.pwrec" --to-recording "$PW_WORK/again.pwrec" >/dev/null 2>"$PW_WORK/again.err" || rc=$?
+[ "$rc" = 2 ] && grep -q "not overwriting it" "$PW_WORK/again.err" || pw_fail "--to-recording over a file: $rc $(cat "$PW_WORK/again.err")"
 # A corrupt record is not appended after (the frames are walked at start), nor is the file touched.
 cp "$PW_WORK/two.pwrec" "$PW_WORK/torn.pwrec"
 # The first record's frame: after the 72-byte header and the schema block (its size at byte 64).
