@@ -72,6 +72,8 @@ static int judge_head(const struct pw_recorder *rec, const unsigned char *head, 
 		return snprintf(why, n, "corrupt recording header"), -EPROTO;
 	if (pw_rec_header_same(ret, &rec->hdr, why, n) < 0)
 		return -EPROTO;
+	if (ret->version == PW_REC_VERSION_RAW) /* no block: of our struct sizes, its records are ours */
+		return 0;
 	/* The same struct and schema sizes, yet other fields: our records would be misread. */
 	if (got < rec->head_len || memcmp(head + PW_REC_HEADER_SIZE, rec->head + PW_REC_HEADER_SIZE,
 	                                  rec->head_len - PW_REC_HEADER_SIZE) != 0)
@@ -89,7 +91,7 @@ static int adopt_existing(struct pw_recorder *rec, int fd, off_t size, char *err
 	unsigned char *head = malloc(rec->head_len), frame[PW_REC_FRAME_SIZE];
 	struct pw_rec_header have;
 	char why[512];
-	off_t off = (off_t)rec->head_len;
+	off_t off;
 
 	if (!head)
 		return snprintf(err, n, "out of memory"), -ENOMEM;
@@ -102,8 +104,7 @@ static int adopt_existing(struct pw_recorder *rec, int fd, off_t size, char *err
 	free(head);
 	if (r < 0)
 		return refuse(err, n, ret_refuse, why);
-	if (r == 1)
-		off = 0;
+	off = r == 1 ? 0 : (off_t)pw_rec_data_offset(&have);
 	while (off && off < size) {
 		got = pread(fd, frame, sizeof(frame), off);
 		if (got < 0)

@@ -227,14 +227,16 @@ int pw_rec_header_same(const struct pw_rec_header *have, const struct pw_rec_hea
 
 	if (r < 0)
 		return r;
-	/* Records are the writer's bytes: only a file of this very layout takes them. */
-	if (have->version != want->version || have->sample_struct != want->sample_struct ||
+	/* Records are the writer's bytes: only a file of this very layout takes them. A version-2 file
+	 * of it (made before version 3) does: its records are the same, and a daemon upgraded with
+	 * --record naming it goes on recording rather than refusing to start. */
+	bool raw = have->version == PW_REC_VERSION_RAW;
+	if ((have->version != want->version && !raw) || have->sample_struct != want->sample_struct ||
 	    have->cpu_struct != want->cpu_struct || have->line_struct != want->line_struct ||
-	    have->schema_size != want->schema_size)
+	    (!raw && have->schema_size != want->schema_size))
 		return snprintf(why, n,
 		                "recorded by a perfwatchd with another sample layout (format version %u, "
-		                "struct "
-		                "sizes %u/%u/%u); convert it with --replay FILE --to-recording NEW",
+		                "struct sizes %u/%u/%u); convert it with --replay FILE --to-recording NEW",
 		                have->version, have->sample_struct, have->cpu_struct, have->line_struct),
 		       -EPROTO;
 	if (have->cpu_cap != want->cpu_cap || have->line_cap != want->line_cap ||

@@ -81,7 +81,8 @@ int pw_rec_header_check(const struct pw_rec_header *hdr, char *why, size_t why_s
 
 /* May samples described by want be appended to a file with header have? Returns 0, or -EPROTO with
  * the reason in why (version, struct or schema sizes, capacities, matrix, user_hz or page size
- * differ). The caller compares the schema blocks' bytes. */
+ * differ). A version-2 file of want's struct sizes may be (it has no schema block, and stays
+ * version 2). The caller compares the schema blocks' bytes of a version-3 file. */
 int pw_rec_header_same(const struct pw_rec_header *have, const struct pw_rec_header *want, char *why,
                        size_t why_size);
 

@@ -111,6 +111,24 @@ cmp -s "$PW_WORK/again.src" "$PW_WORK/again.out" && grep -q "in 3 run(s)" "$PW_W
 rc=0
 replay "$PW_WORK/two.pwrec" --to-recording "$PW_WORK/again.pwrec" >/dev/null 2>"$PW_WORK/again.err" || rc=$?
 [ "$rc" = 2 ] && grep -q "not overwriting it" "$PW_WORK/again.err" || pw_fail "--to-recording over a file: $rc $(cat "$PW_WORK/again.err")"
+# A recording of format version 2 (no schema block) of this layout, as made before version 3: an
+# upgraded daemon appends to it (it stays version 2) rather than refusing to start.
+python3 - "$PW_WORK/two.pwrec" "$PW_WORK/v2.pwrec" <<'PY'
+import struct, sys, zlib
+real = open(sys.argv[1], "rb").read()
+schema = struct.unpack_from("<I", real, 64)[0]
+h = bytearray(real[:72])
+struct.pack_into("<I", h, 8, 2)
+struct.pack_into("<I", h, 64, 0)
+struct.pack_into("<I", h, 68, zlib.crc32(bytes(h[:68])))
+open(sys.argv[2], "wb").write(bytes(h) + real[72 + schema :])
+PY
+pw_start v2 --procfs "$tree/proc" --sysfs "$tree/sys" --interval 100ms --record "$PW_WORK/v2.pwrec"
+pw_wait_samples 3
+pw_stop "$PW_PID"
+replay "$PW_WORK/v2.pwrec" >/dev/null 2>"$PW_WORK/v2.err" || pw_fail "appended version 2: $(cat "$PW_WORK/v2.err")"
+grep -q "in 4 run(s)" "$PW_WORK/v2.err" && [ "$(od -An -tu4 -j8 -N4 "$PW_WORK/v2.pwrec" | tr -d ' ')" = 2 ] ||
+	pw_fail "appended version 2: $(cat "$PW_WORK/v2.err" "$PW_WORK/v2.log")"
 # A corrupt record is not appended after (the frames are walked at start), nor is the file touched.
 cp "$PW_WORK/two.pwrec" "$PW_WORK/torn.pwrec"
 # The first record's frame: after the 72-byte header and the schema block (its size at byte 64).

@@ -250,15 +250,14 @@ START_TEST(foreign)
 	ck_assert_int_eq(pw_rec_header_decode(buf, sizeof(buf), &h), -EPROTO);
 	ck_assert_uint_eq(h.version, PW_REC_VERSION + 1);
 	/* Version 2 (no schema) of another sample layout: a clear reason, never a misread. Of this
-	 * build's layout it reads, but takes no appended records of version 3. */
+	 * build's layout it reads, and takes appended records (an upgraded daemon goes on recording). */
 	other = rec.hdr;
 	other.version = PW_REC_VERSION_RAW;
 	other.schema_size = 0;
 	pw_rec_header_encode(&other, buf);
 	ck_assert_int_eq(pw_rec_header_decode(buf, sizeof(buf), &h), 0);
 	ck_assert_int_eq(pw_rec_header_check(&h, why, sizeof(why)), 0);
-	ck_assert_int_eq(pw_rec_header_same(&h, &rec.hdr, why, sizeof(why)), -EPROTO);
-	ck_assert_ptr_nonnull(strstr(why, "--to-recording"));
+	ck_assert_int_eq(pw_rec_header_same(&h, &rec.hdr, why, sizeof(why)), 0);
 	other.cpu_struct += 8;
 	other.sample_size += 8 * CPU_CAP;
 	pw_rec_header_encode(&other, buf);
