@@ -89,6 +89,8 @@ static const struct opt_def opt_table[] = {
          "with --replay DIR: up to this time (default now)"},
         {"to-store", OPT_CLI_ONLY, FIELD(replay_to_store), "DIR",
          "with --replay FILE: also keep the recording as history in state dir DIR, as the daemon would"},
+        {"to-recording", OPT_CLI_ONLY, FIELD(replay_to_recording), "FILE",
+         "with --replay FILE: also write the recording to the new FILE in this build's format (version 3)"},
         {"json", OPT_CLI_ONLY, FIELD(replay_json), NULL, "with --replay: one JSON object per line"},
         /* alert delivery: daemon/notifier.c, docs/alerting.md */
         {"webhook", OPT_RECEIVER, 0, "URL",
@@ -636,8 +638,10 @@ static void print_help(const char *prog)
 		         opt_table[i].arg ? opt_table[i].arg : "");
 		printf("  %-32s %s\n", flag, opt_table[i].help);
 	}
-	printf("\nEvery option but config, check-config, replay, since, until, to-store, json, help and\n"
-	       "version can be set in the config file as 'name = value' (optionally under [perfwatchd]);\n"
+	printf("\nEvery option but config, check-config, replay, since, until, to-store, to-recording, "
+	       "json,\n"
+	       "help and version can be set in the config file as 'name = value' (optionally under "
+	       "[perfwatchd]);\n"
 	       "flags override the file.\n"
 	       "Each rule can be tuned in a [rule.NAME] section (NAME: InterruptTimeHigh, CpuFrequencyLow,\n"
 	       "InterruptRateDrop, MemorySwapping, IoWaitHigh, SystemTimeHigh, StealHigh) with the keys\n"
@@ -788,7 +792,8 @@ static int validate(const struct pw_options *o, char *err, size_t n)
 	} replay_only[] = {{"json", o->replay_json},
 	                   {"since", o->replay_since[0]},
 	                   {"until", o->replay_until[0]},
-	                   {"to-store", o->replay_to_store[0]}};
+	                   {"to-store", o->replay_to_store[0]},
+	                   {"to-recording", o->replay_to_recording[0]}};
 	for (size_t i = 0; i < sizeof(replay_only) / sizeof(replay_only[0]) && !o->replay[0]; i++)
 		if (replay_only[i].given)
 			return snprintf(err, n, "%s: only with --replay", replay_only[i].name), -EINVAL;

@@ -44,8 +44,10 @@ struct pw_options {
 	char replay[PW_OPT_TEXT_MAX];       /* --replay FILE|DIR: judge a recording or a store instead */
 	char replay_since[PW_OPT_TEXT_MAX]; /* --since, --until: the store's window ("" whole) */
 	char replay_until[PW_OPT_TEXT_MAX];
-	char replay_to_store[PW_OPT_TEXT_MAX]; /* --to-store DIR: a recording replayed into a store */
-	bool replay_json;                      /* --json: replay prints JSON lines */
+	char replay_to_store[PW_OPT_TEXT_MAX];     /* --to-store DIR: a recording replayed into a store */
+	char replay_to_recording[PW_OPT_TEXT_MAX]; /* --to-recording FILE: written again, this build's format
+	                                            */
+	bool replay_json;                          /* --json: replay prints JSON lines */
 	/* alert delivery (notifier.h) */
 	struct pw_receivers receivers; /* --webhook, --alertmanager and [receiver.NAME] sections */
 	char instance[256];            /* the "instance" label of alerts; default: the host name */

@@ -7,7 +7,9 @@
 #include "recorder.h"
 
 #include "log.h"
+#include "rec_schema.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -28,6 +30,8 @@
 struct pw_recorder {
 	char *path;
 	struct pw_rec_header hdr;
+	unsigned char *head; /* what a new file starts with: the header and the schema block */
+	size_t head_len;
 	int fd;                   /* -1: not open */
 	off_t good_end;           /* end of the last record that reached the file; 0: no header yet */
 	bool failing;             /* the last write failed */
@@ -53,36 +57,54 @@ static int refuse(char *err, size_t n, bool *ret_refuse, const char *why)
 	return -EPROTO;
 }
 
-/* The file holds a header cut short by a crash at our first write: bytes of our own header. */
-static bool own_cut_header(const struct pw_recorder *rec, const unsigned char *head, size_t len)
+/* Judge the header and schema block at the start of a file (got bytes at head, as many as ours
+ * would take): 0 when the file is ours to append to, 1 when it holds our own start cut short by a
+ * crash at our first write, or -EPROTO with the reason in why. */
+static int judge_head(const struct pw_recorder *rec, const unsigned char *head, size_t got,
+                      struct pw_rec_header *ret, char *why, size_t n)
 {
-	unsigned char mine[PW_REC_HEADER_SIZE];
-
-	pw_rec_header_encode(&rec->hdr, mine);
-	return len < PW_REC_HEADER_SIZE && memcmp(head, mine, len) == 0;
+	if (got < rec->head_len && memcmp(head, rec->head, got) == 0)
+		return 1;
+	int r = pw_rec_header_decode(head, got, ret);
+	if (r == -EPROTO)
+		return snprintf(why, n, "not a perfwatch recording of this format version"), -EPROTO;
+	if (r < 0)
+		return snprintf(why, n, "corrupt recording header"), -EPROTO;
+	if (pw_rec_header_same(ret, &rec->hdr, why, n) < 0)
+		return -EPROTO;
+	if (ret->version == PW_REC_VERSION_RAW) /* no block: of our struct sizes, its records are ours */
+		return 0;
+	/* The same struct and schema sizes, yet other fields: our records would be misread. */
+	if (got < rec->head_len || memcmp(head + PW_REC_HEADER_SIZE, rec->head + PW_REC_HEADER_SIZE,
+	                                  rec->head_len - PW_REC_HEADER_SIZE) != 0)
+		return snprintf(why, n,
+		                "recorded by a perfwatchd with another sample layout (its schema differs); "
+		                "convert it with --replay FILE --to-recording NEW"),
+		       -EPROTO;
+	return 0;
 }
 
 /* Check the header of a non-empty file and walk its frames to the end of the last whole record;
  * a record cut short there (a crash mid-write) is cut off. Sets rec->good_end. */
 static int adopt_existing(struct pw_recorder *rec, int fd, off_t size, char *err, size_t n, bool *ret_refuse)
 {
-	unsigned char head[PW_REC_HEADER_SIZE], frame[PW_REC_FRAME_SIZE];
+	unsigned char *head = malloc(rec->head_len), frame[PW_REC_FRAME_SIZE];
 	struct pw_rec_header have;
 	char why[512];
-	ssize_t got = pread(fd, head, sizeof(head), 0);
-	off_t off = PW_REC_HEADER_SIZE;
+	off_t off;
 
-	if (got < 0)
+	if (!head)
+		return snprintf(err, n, "out of memory"), -ENOMEM;
+	ssize_t got = pread(fd, head, rec->head_len, 0);
+	if (got < 0) {
+		free(head);
 		return snprintf(err, n, "cannot read: %s", strerror(errno)), -errno;
-	int r = pw_rec_header_decode(head, (size_t)got, &have);
-	if (r < 0 && own_cut_header(rec, head, (size_t)got))
-		off = 0;
-	else if (r == -EPROTO)
-		return refuse(err, n, ret_refuse, "not a perfwatch recording of this format version");
-	else if (r < 0)
-		return refuse(err, n, ret_refuse, "corrupt recording header");
-	else if (pw_rec_header_same(&have, &rec->hdr, why, sizeof(why)) < 0)
+	}
+	int r = judge_head(rec, head, (size_t)got, &have, why, sizeof(why));
+	free(head);
+	if (r < 0)
 		return refuse(err, n, ret_refuse, why);
+	off = r == 1 ? 0 : (off_t)pw_rec_data_offset(&have);
 	while (off && off < size) {
 		got = pread(fd, frame, sizeof(frame), off);
 		if (got < 0)
@@ -161,12 +183,17 @@ struct pw_recorder *pw_recorder_open(const char *path, const struct pw_rec_heade
 		free(rec);
 		return NULL;
 	}
-	if (!rec || !(rec->path = strdup(path))) {
+	if (!rec || !(rec->path = strdup(path)) ||
+	    !(rec->head = malloc(PW_REC_HEADER_SIZE + (size_t)hdr->schema_size))) {
 		snprintf(err, err_size, "record %s: out of memory", path);
 		pw_recorder_free(rec);
 		return NULL;
 	}
 	rec->hdr = *hdr;
+	rec->head_len = PW_REC_HEADER_SIZE + (size_t)hdr->schema_size;
+	assert(hdr->version == PW_REC_VERSION && hdr->schema_size == pw_rec_schema_size()); /* this build's */
+	pw_rec_header_encode(hdr, rec->head);
+	pw_rec_schema_encode(rec->head + PW_REC_HEADER_SIZE);
 	rec->fd = -1;
 	rec->retry_ns = -1;
 	rec->complain.period_ns = 60 * NS_PER_S;
@@ -286,7 +313,6 @@ static void lose(struct pw_recorder *rec)
 
 bool pw_recorder_append(struct pw_recorder *rec, void *record, size_t len, uint64_t seq, int64_t now_ns)
 {
-	unsigned char head[PW_REC_HEADER_SIZE];
 	uint32_t flags = pw_rec_frame_flags(record);
 	int r = 0;
 
@@ -309,17 +335,15 @@ bool pw_recorder_append(struct pw_recorder *rec, void *record, size_t len, uint6
 	uint32_t want = rec->written ? flags & ~(uint32_t)PW_REC_SEGMENT : flags | PW_REC_SEGMENT;
 	if (want != flags)
 		pw_rec_frame_set_flags(record, want);
-	if (rec->good_end == 0) {
-		pw_rec_header_encode(&rec->hdr, head);
-		r = write_all(rec->fd, head, sizeof(head));
-	}
+	if (rec->good_end == 0)
+		r = write_all(rec->fd, rec->head, rec->head_len);
 	if (r == 0)
 		r = write_all(rec->fd, record, len);
 	if (r < 0) {
 		write_failed(rec, -r, now_ns);
 		return true;
 	}
-	rec->good_end = rec->good_end ? rec->good_end + (off_t)len : (off_t)(sizeof(head) + len);
+	rec->good_end = rec->good_end ? rec->good_end + (off_t)len : (off_t)(rec->head_len + len);
 	rec->last_seq = seq;
 	rec->written++;
 	if (rec->failing)
@@ -369,5 +393,6 @@ void pw_recorder_free(struct pw_recorder *rec)
 		return;
 	pw_recorder_close(rec);
 	free(rec->path);
+	free(rec->head);
 	free(rec);
 }

@@ -13,11 +13,11 @@
 
 struct pw_recorder;
 
-/* Open path for appending samples described by hdr. An existing recording must have the same layout
- * and capacities, and a record cut short at its end (a crash while writing) is cut off; a file that
- * cannot be opened or written now is logged and tried again later. Returns NULL with the reason in
- * err only when path holds something we must not append to: another layout or capacities, not a
- * recording, a corrupt record, or another process recording into it. */
+/* Open path for appending samples described by hdr (pw_rec_header_init's: this build's). An existing
+ * recording must have the same layout and capacities, and a record cut short at its end (a crash while
+ * writing) is cut off; a file that cannot be opened or written now is logged and tried again later. Returns
+ * NULL with the reason in err only when path holds something we must not append to: another layout or
+ * capacities, not a recording, a corrupt record, or another process recording into it. */
 struct pw_recorder *pw_recorder_open(const char *path, const struct pw_rec_header *hdr, char *err,
                                      size_t err_size);
 

@@ -5,6 +5,7 @@
 #include "clock.h"
 #include "history_store.h"
 #include "json_util.h"
+#include "rec_convert.h"
 #include "recording.h"
 #include "state_file.h"
 #include "transitions.h"
@@ -38,6 +39,7 @@ struct replay {
 	struct pw_sample *sample;
 	struct pw_alert_event events[EVENTS_CAP];
 	struct pw_history_store *store; /* --to-store */
+	struct pw_rec_convert *convert; /* --to-recording */
 	struct pw_history_point *point;
 	struct pw_history_reducer reducer;
 	unsigned long long samples, transitions, segments;
@@ -55,7 +57,34 @@ static int fail(const struct replay *rp, int status, const char *what)
 	return pw_replay_fail(rp->opts, status, what);
 }
 
-/* Read and judge the header. Returns 0 or the exit status. */
+/* Read the schema block after the header and make the decoder, which judges it. Returns 0 or the
+ * exit status. */
+static int read_schema(struct replay *rp, struct reader *rd)
+{
+	unsigned char *schema = malloc(rp->hdr.schema_size ? rp->hdr.schema_size : 1);
+	char why[512];
+	int r;
+
+	if (!schema)
+		return fail(rp, 1, "out of memory");
+	size_t got = fread(schema, 1, rp->hdr.schema_size, rd->file);
+	if (got < rp->hdr.schema_size) {
+		snprintf(why, sizeof(why), "ends in its schema block (%zu of %u bytes)", got,
+		         rp->hdr.schema_size);
+		r = -EPROTO;
+	} else {
+		r = pw_rec_decoder_new(&rp->hdr, schema, got, &rp->decoder, why, sizeof(why));
+	}
+	free(schema);
+	if (r == -ENOMEM)
+		return fail(rp, 1, "out of memory");
+	if (r < 0)
+		return fail(rp, 2, why);
+	rd->base = (long long)pw_rec_data_offset(&rp->hdr);
+	return 0;
+}
+
+/* Read and judge the header and the schema block. Returns 0 or the exit status. */
 static int read_header(struct replay *rp, struct reader *rd)
 {
 	unsigned char head[PW_REC_HEADER_SIZE];
@@ -66,8 +95,8 @@ static int read_header(struct replay *rp, struct reader *rd)
 	rp->hdr.version = 0;
 	r = pw_rec_header_decode(head, got, &rp->hdr);
 	if (r == -EPROTO && rp->hdr.version)
-		snprintf(why, sizeof(why), "recording format version %u; this build reads version %d",
-		         rp->hdr.version, PW_REC_VERSION);
+		snprintf(why, sizeof(why), "recording format version %u; this build reads versions %d and %d",
+		         rp->hdr.version, PW_REC_VERSION_RAW, PW_REC_VERSION);
 	else if (r == -EPROTO)
 		snprintf(why, sizeof(why), "not a perfwatch recording");
 	else if (r < 0 && got < sizeof(head))
@@ -78,8 +107,7 @@ static int read_header(struct replay *rp, struct reader *rd)
 		r = pw_rec_header_check(&rp->hdr, why, sizeof(why));
 	if (r < 0)
 		return fail(rp, 2, why);
-	rd->base = sizeof(head);
-	return 0;
+	return read_schema(rp, rd);
 }
 
 void pw_replay_configure(const struct pw_options *opts, int64_t interval_ns, struct pw_detector_config *ret)
@@ -173,6 +201,8 @@ static int judge(struct replay *rp, uint32_t flags)
 			return -ENOMEM;
 	if (rp->store)
 		keep(rp, n < EVENTS_CAP ? n : EVENTS_CAP);
+	if (rp->convert) /* a write error sticks: reported when the file is closed */
+		pw_rec_convert_add(rp->convert, rp->sample, flags);
 	rp->transitions += n;
 	rp->samples++;
 	/* Each interval is bounded (PW_REC_TIME_MAX), their sum over a long file is not: saturate. */
@@ -254,11 +284,14 @@ static int replay_file(struct replay *rp, struct reader *rd)
 	pw_replay_configure(rp->opts, rp->hdr.interval_ns, &rp->config);
 	if (rp->opts->replay_to_store[0] && (status = open_store(rp)))
 		return status;
+	char why[PW_OPT_TEXT_MAX + 256];
+	if (rp->opts->replay_to_recording[0] &&
+	    !(rp->convert = pw_rec_convert_open(rp->opts->replay_to_recording, &rp->hdr, why, sizeof(why))))
+		return fail(rp, 2, why);
 	rd->cap = READ_CHUNK;
 	rd->buf = malloc(rd->cap);
-	rp->decoder = pw_rec_decoder_new(&rp->hdr);
-	rp->sample = malloc(rp->hdr.sample_size);
-	if (!rd->buf || !rp->decoder || !rp->sample)
+	rp->sample = malloc(pw_rec_decoder_sample_size(rp->decoder));
+	if (!rd->buf || !rp->sample)
 		return fail(rp, 1, "out of memory");
 	return play(rp, rd);
 }
@@ -291,6 +324,11 @@ int pw_replay_run(const struct pw_options *opts)
 		        rp.samples, (double)rp.recorded_ns / 1e9, rp.segments,
 		        (double)(pw_mono_ns() - started) / 1e9, rp.transitions);
 	fclose(rd.file);
+	char why[PW_OPT_TEXT_MAX + 256];
+	if (pw_rec_convert_close(rp.convert, why, sizeof(why)) < 0) {
+		int failed = fail(&rp, 1, why);
+		status = status ? status : failed;
+	}
 	if (rp.store) {
 		pw_history_store_close(rp.store);
 		struct pw_file_stats fs;

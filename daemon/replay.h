@@ -11,7 +11,8 @@
  * [rule.NAME] sections; resolve times default to three of the recording's intervals). Prints each
  * alert transition on stdout (text, or JSON lines with opts->replay_json) and a summary line on
  * stderr. With --to-store DIR, also writes the recording's history points and transitions into the
- * store of state dir DIR. A directory goes to pw_replay_store_run(). Returns the exit status: 0
+ * store of state dir DIR; with --to-recording FILE, writes the samples again to the new FILE in
+ * this build's format (rec_convert.h). A directory goes to pw_replay_store_run(). Returns the exit status: 0
  * (also when the file ends in a record cut short), 1 when a corrupt record stopped it (reported
  * with its offset), 2 when the file cannot be replayed at all (missing, not a recording, another
  * format version or sample layout, corrupt header). */

@@ -177,6 +177,8 @@ int pw_replay_store_run(const struct pw_options *opts)
 
 	if (opts->replay_to_store[0])
 		return fail(&rp, 2, "--to-store takes a recording, not a state dir");
+	if (opts->replay_to_recording[0])
+		return fail(&rp, 2, "--to-recording takes a recording, not a state dir");
 	find_store(&rp);
 	int r = pw_history_tier_describe(rp.dir, PW_HISTORY_SAMPLES, &first_ms, &rp.interval_ns);
 	if (r < 0 || (first_ms == INT64_MIN && rp.interval_ns == 0)) {

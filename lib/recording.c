@@ -2,6 +2,8 @@
  * framed with CRC-32s so a cut or a flipped bit is found at its record, never misread. */
 #include "recording.h"
 
+#include "rec_schema.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +39,8 @@ enum {
 	H_PAGE_SIZE = 48,
 	H_KEYFRAME_EVERY = 52,
 	H_INTERVAL = 56,
-	H_CRC = 68, /* CRC-32 of bytes 0..68 */
+	H_SCHEMA_SIZE = 64, /* version 3; 0 in version 2 */
+	H_CRC = 68,         /* CRC-32 of bytes 0..68 */
 };
 
 static void put32(unsigned char *p, size_t off, uint32_t v)
@@ -73,6 +76,7 @@ void pw_rec_header_init(struct pw_rec_header *hdr, uint32_t cpu_cap, uint32_t li
 	        .page_size = page_size,
 	        .keyframe_every = PW_REC_KEYFRAME_EVERY,
 	        .interval_ns = interval_ns,
+	        .schema_size = (uint32_t)pw_rec_schema_size(),
 	};
 }
 
@@ -95,6 +99,7 @@ void pw_rec_header_encode(const struct pw_rec_header *hdr, void *buf)
 	put32(p, H_PAGE_SIZE, hdr->page_size);
 	put32(p, H_KEYFRAME_EVERY, hdr->keyframe_every);
 	memcpy(p + H_INTERVAL, &hdr->interval_ns, sizeof(hdr->interval_ns));
+	put32(p, H_SCHEMA_SIZE, hdr->schema_size);
 	put32(p, H_CRC, crc(p, H_CRC));
 }
 
@@ -108,7 +113,7 @@ int pw_rec_header_decode(const void *buf, size_t len, struct pw_rec_header *ret)
 	if (len < PW_REC_HEADER_SIZE)
 		return -EINVAL;
 	/* The version before the checksum: a future format may checksum differently. */
-	if (get32(p, H_VERSION) != PW_REC_VERSION) {
+	if (get32(p, H_VERSION) != PW_REC_VERSION && get32(p, H_VERSION) != PW_REC_VERSION_RAW) {
 		ret->version = get32(p, H_VERSION);
 		return -EPROTO;
 	}
@@ -126,6 +131,7 @@ int pw_rec_header_decode(const void *buf, size_t len, struct pw_rec_header *ret)
 	        .user_hz = get32(p, H_USER_HZ),
 	        .page_size = get32(p, H_PAGE_SIZE),
 	        .keyframe_every = get32(p, H_KEYFRAME_EVERY),
+	        .schema_size = get32(p, H_SCHEMA_SIZE),
 	};
 	memcpy(&h.interval_ns, p + H_INTERVAL, sizeof(h.interval_ns));
 	/* A byte-swapped writer's mark reads differently; record it as a layout the check refuses. */
@@ -135,32 +141,76 @@ int pw_rec_header_decode(const void *buf, size_t len, struct pw_rec_header *ret)
 	return 0;
 }
 
-int pw_rec_header_check(const struct pw_rec_header *h, char *why, size_t n)
+/* The bytes of a sample block of the file's layout (pw_sample_size with its struct sizes); no
+ * overflow for struct sizes and capacities within the limits. */
+static uint64_t file_sample_size(const struct pw_rec_header *h)
+{
+	uint64_t size = (h->sample_struct + UINT64_C(7)) & ~UINT64_C(7);
+
+	size += ((uint64_t)h->cpu_cap * h->cpu_struct + 7) & ~UINT64_C(7);
+	size += ((uint64_t)h->line_cap * h->line_struct + 7) & ~UINT64_C(7);
+	if (h->with_matrix)
+		size += (uint64_t)h->line_cap * h->cpu_cap * sizeof(uint64_t);
+	return size;
+}
+
+static bool same_structs(const struct pw_rec_header *h)
+{
+	return h->sample_struct == sizeof(struct pw_sample) &&
+	       h->cpu_struct == sizeof(struct pw_cpu_sample) &&
+	       h->line_struct == sizeof(struct pw_line_sample);
+}
+
+/* The layout: version 2 only as this build's own, version 3 any whose schema can say where fields are. */
+static int layout_check(const struct pw_rec_header *h, char *why, size_t n)
 {
 	if (h->sample_struct == 0)
 		return snprintf(why, n, "recorded on a machine of the other byte order"), -EPROTO;
-	if (h->sample_struct != sizeof(struct pw_sample) || h->cpu_struct != sizeof(struct pw_cpu_sample) ||
-	    h->line_struct != sizeof(struct pw_line_sample))
+	if (h->version == PW_REC_VERSION_RAW && (!same_structs(h) || h->schema_size != 0))
 		return snprintf(why, n,
-		                "recorded by a perfwatchd with another sample layout (struct sizes "
-		                "%u/%u/%u, this build %zu/%zu/%zu): replay it with the build that "
-		                "recorded it, or record it again",
+		                "recorded by a perfwatchd with another sample layout (format version 2, "
+		                "without "
+		                "field names; struct sizes %u/%u/%u, this build %zu/%zu/%zu): replay it with "
+		                "the "
+		                "build that recorded it, or record it again",
 		                h->sample_struct, h->cpu_struct, h->line_struct, sizeof(struct pw_sample),
 		                sizeof(struct pw_cpu_sample), sizeof(struct pw_line_sample)),
 		       -EPROTO;
+	if (h->version == PW_REC_VERSION &&
+	    (h->schema_size == 0 || h->schema_size > PW_REC_SCHEMA_MAX ||
+	     h->sample_struct > PW_REC_STRUCT_MAX || h->cpu_struct > PW_REC_STRUCT_MAX ||
+	     h->line_struct > PW_REC_STRUCT_MAX))
+		return snprintf(why, n,
+		                "struct sizes %u/%u/%u and a %u-byte schema, beyond the format's %u-byte "
+		                "structs "
+		                "and %u-byte schema",
+		                h->sample_struct, h->cpu_struct, h->line_struct, h->schema_size,
+		                PW_REC_STRUCT_MAX, PW_REC_SCHEMA_MAX),
+		       -EPROTO;
+	return 0;
+}
+
+int pw_rec_header_check(const struct pw_rec_header *h, char *why, size_t n)
+{
+	int r = layout_check(h, why, n);
+
+	if (r < 0)
+		return r;
 	/* Capacities beyond any host, or a size that does not match them, are not ours: the size is
 	 * what a reader allocates, several times over. */
 	if (h->cpu_cap > PW_REC_CPU_MAX || h->line_cap > PW_REC_LINE_MAX)
 		return snprintf(why, n, "%u CPUs and %u interrupt lines, beyond the format's %u and %u",
 		                h->cpu_cap, h->line_cap, PW_REC_CPU_MAX, PW_REC_LINE_MAX),
 		       -EPROTO;
-	if (h->sample_size != pw_sample_size(h->cpu_cap, h->line_cap, h->with_matrix))
+	if (h->sample_size != file_sample_size(h))
 		return snprintf(why, n, "sample size %u does not match %u CPUs and %u interrupt lines",
 		                h->sample_size, h->cpu_cap, h->line_cap),
 		       -EPROTO;
-	if (h->sample_size > PW_REC_SAMPLE_MAX)
-		return snprintf(why, n, "samples of %u bytes, beyond the format's %u", h->sample_size,
-		                PW_REC_SAMPLE_MAX),
+	/* Both layouts: the file's is inflated, this build's is what it translates to. */
+	size_t mine = pw_sample_size(h->cpu_cap, h->line_cap, h->with_matrix);
+	if (h->sample_size > PW_REC_SAMPLE_MAX || mine > PW_REC_SAMPLE_MAX)
+		return snprintf(why, n, "samples of %u bytes (%zu in this build), beyond the format's %u",
+		                h->sample_size, mine, PW_REC_SAMPLE_MAX),
 		       -EPROTO;
 	/* Replay resolves alerts after 3 intervals: bounded, the product cannot overflow. */
 	if (h->interval_ns < 0 || h->interval_ns > PW_REC_INTERVAL_MAX)
@@ -177,6 +227,18 @@ int pw_rec_header_same(const struct pw_rec_header *have, const struct pw_rec_hea
 
 	if (r < 0)
 		return r;
+	/* Records are the writer's bytes: only a file of this very layout takes them. A version-2 file
+	 * of it (made before version 3) does: its records are the same, and a daemon upgraded with
+	 * --record naming it goes on recording rather than refusing to start. */
+	bool raw = have->version == PW_REC_VERSION_RAW;
+	if ((have->version != want->version && !raw) || have->sample_struct != want->sample_struct ||
+	    have->cpu_struct != want->cpu_struct || have->line_struct != want->line_struct ||
+	    (!raw && have->schema_size != want->schema_size))
+		return snprintf(why, n,
+		                "recorded by a perfwatchd with another sample layout (format version %u, "
+		                "struct sizes %u/%u/%u); convert it with --replay FILE --to-recording NEW",
+		                have->version, have->sample_struct, have->cpu_struct, have->line_struct),
+		       -EPROTO;
 	if (have->cpu_cap != want->cpu_cap || have->line_cap != want->line_cap ||
 	    have->with_matrix != want->with_matrix)
 		return snprintf(why, n,
@@ -338,30 +400,50 @@ int pw_rec_encode(struct pw_rec_encoder *enc, const struct pw_sample *s, const v
 struct pw_rec_decoder {
 	struct pw_rec_header hdr;
 	z_stream z;
-	unsigned char *prev;     /* the previous sample's bytes */
-	unsigned char *delta;    /* scratch: the inflated payload */
-	struct pw_sample layout; /* what pw_sample_init gives for the header's capacities */
+	unsigned char *prev;      /* the previous sample's bytes (the file's layout) */
+	unsigned char *delta;     /* scratch: the inflated payload */
+	struct pw_rec_plan *plan; /* NULL: the file's layout is this build's */
+	struct pw_sample *out;    /* with a plan: the sample in this build's layout */
+	size_t out_size;          /* this build's pw_sample_size for the header's capacities */
+	struct pw_sample layout;  /* what pw_sample_init gives for the header's capacities */
 	bool have_prev;
 	bool z_ready;
 };
 
-struct pw_rec_decoder *pw_rec_decoder_new(const struct pw_rec_header *hdr)
+size_t pw_rec_data_offset(const struct pw_rec_header *hdr)
+{
+	return PW_REC_HEADER_SIZE + (size_t)hdr->schema_size;
+}
+
+int pw_rec_decoder_new(const struct pw_rec_header *hdr, const void *schema, size_t schema_len,
+                       struct pw_rec_decoder **ret, char *why, size_t n)
 {
 	struct pw_rec_decoder *dec = calloc(1, sizeof(*dec));
+	int r = 0;
 
 	if (!dec)
-		return NULL;
+		return -ENOMEM;
 	dec->hdr = *hdr;
+	dec->out_size = pw_sample_size(hdr->cpu_cap, hdr->line_cap, hdr->with_matrix);
+	if (hdr->version != PW_REC_VERSION_RAW)
+		r = pw_rec_plan_new(hdr, schema, schema_len, &dec->plan, why, n);
 	/* Not touched until a record fills them: a file that is only a header costs no memory. */
-	dec->prev = malloc(hdr->sample_size);
-	dec->delta = malloc(hdr->sample_size);
-	if (!dec->prev || !dec->delta || inflateInit(&dec->z) != Z_OK) {
+	if (r == 0 && (!(dec->prev = malloc(hdr->sample_size)) || !(dec->delta = malloc(hdr->sample_size)) ||
+	               (dec->plan && !(dec->out = malloc(dec->out_size))) || inflateInit(&dec->z) != Z_OK))
+		r = -ENOMEM;
+	if (r < 0) {
 		pw_rec_decoder_free(dec);
-		return NULL;
+		return r;
 	}
 	dec->z_ready = true;
 	pw_sample_layout(&dec->layout, hdr->cpu_cap, hdr->line_cap, hdr->with_matrix);
-	return dec;
+	*ret = dec;
+	return 0;
+}
+
+size_t pw_rec_decoder_sample_size(const struct pw_rec_decoder *dec)
+{
+	return dec->out_size;
 }
 
 void pw_rec_decoder_free(struct pw_rec_decoder *dec)
@@ -372,6 +454,8 @@ void pw_rec_decoder_free(struct pw_rec_decoder *dec)
 		inflateEnd(&dec->z);
 	free(dec->prev);
 	free(dec->delta);
+	free(dec->out);
+	pw_rec_plan_free(dec->plan);
 	free(dec);
 }
 
@@ -478,13 +562,19 @@ ssize_t pw_rec_decode(struct pw_rec_decoder *dec, const void *buf, size_t len, s
 		return -EBADMSG;
 	if (!(flags & PW_REC_KEYFRAME))
 		xor_into(dec->delta, dec->prev, size);
-	if (!sample_valid(dec, (const struct pw_sample *)(const void *)dec->delta))
+	/* Judged in this build's layout: another build's bytes once translated. */
+	const struct pw_sample *sample = (const struct pw_sample *)(const void *)dec->delta;
+	if (dec->plan) {
+		pw_rec_plan_apply(dec->plan, dec->delta, dec->out);
+		sample = dec->out;
+	}
+	if (!sample_valid(dec, sample))
 		return -EBADMSG;
-	/* The sample is the next one's base: swap rather than copy. */
-	unsigned char *sample = dec->delta;
+	memcpy(ret, sample, dec->out_size);
+	/* The file's bytes are the next record's base: swap rather than copy. */
+	unsigned char *base = dec->delta;
 	dec->delta = dec->prev;
-	dec->prev = sample;
-	memcpy(ret, sample, size);
+	dec->prev = base;
 	dec->have_prev = true;
 	*ret_flags = flags;
 	return total;

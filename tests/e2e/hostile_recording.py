@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Write the hostile recordings of issue 10 next to a real one (its header gives this build's struct
-sizes): each a file whose checksums are right, so only validation stands between it and the
-detector. Usage: hostile_recording.py REAL.pwrec OUTDIR; prints "name sample_size" per file."""
+sizes and its schema block, which every file here carries): each a file whose checksums are right,
+so only validation stands between it and the detector. Usage: hostile_recording.py REAL.pwrec
+OUTDIR; prints "name sample_size" per file."""
 import os
 import struct
 import sys
@@ -15,6 +16,11 @@ def align8(n):
     return (n + 7) & ~7
 
 
+def schema(real):
+    """The schema block after the header (format version 3)."""
+    return real[HEADER : HEADER + struct.unpack_from("<I", real, 64)[0]]
+
+
 def header(real, cpu_cap, line_cap, matrix=False, interval_ns=10**9, sample_size=None):
     sample_struct, cpu_struct, line_struct = struct.unpack_from("<III", real, 16)
     size = align8(sample_struct) + align8(cpu_cap * cpu_struct) + align8(line_cap * line_struct)
@@ -24,7 +30,7 @@ def header(real, cpu_cap, line_cap, matrix=False, interval_ns=10**9, sample_size
     struct.pack_into("<IIIII", h, 28, cpu_cap, line_cap, size, int(matrix), 100)
     struct.pack_into("<q", h, 56, interval_ns)
     struct.pack_into("<I", h, 68, zlib.crc32(bytes(h[:68])))
-    return bytes(h), size
+    return bytes(h) + schema(real), size
 
 
 def record(sample, flags=KEYFRAME | SEGMENT):
@@ -34,8 +40,9 @@ def record(sample, flags=KEYFRAME | SEGMENT):
 
 
 def first_sample(real):
-    length = struct.unpack_from("<I", real, HEADER)[0]
-    return bytearray(zlib.decompress(real[HEADER + 16 : HEADER + 16 + length]))
+    at = HEADER + len(schema(real))
+    length = struct.unpack_from("<I", real, at)[0]
+    return bytearray(zlib.decompress(real[at + 16 : at + 16 + length]))
 
 
 def main():
@@ -51,7 +58,14 @@ def main():
     struct.pack_into("<I", s, 68, line_cap)  # nlines
     last = off_lines + (line_cap - 1) * line_struct
     s[last : last + line_struct] = b"A" * line_struct
-    files["unterminated"] = (real[:HEADER] + record(bytes(s)), len(s))
+    files["unterminated"] = (real[:HEADER] + schema(real) + record(bytes(s)), len(s))
+
+    # A schema block whose first row lies far outside its struct (its CRC made right): refused before
+    # a sample is read, never used as an offset.
+    block = bytearray(schema(real))
+    struct.pack_into("<I", block, 8, 0xFFFFFFF0)
+    struct.pack_into("<I", block, len(block) - 4, zlib.crc32(bytes(block[:-4])))
+    files["schema-row"] = (real[:HEADER] + bytes(block) + record(bytes(s)), len(s))
 
     # Headers: the sampling interval 2^62 (3 * interval overflows), a 163 MB sample (8192 CPUs,
     # 2^20 lines), a 259 MB one (1024 CPUs x 31000 lines with the matrix: the old check allowed 256 MiB).

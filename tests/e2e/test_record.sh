@@ -58,7 +58,7 @@ grep -qE "corrupt record at offset [0-9]+: stopped there" "$PW_WORK/bad.err" || 
 { head -c 8 "$rec"; printf '\x09\x00\x00\x00'; tail -c +13 "$rec"; } >"$PW_WORK/v9.pwrec"
 rc=0
 out=$(replay "$PW_WORK/v9.pwrec" 2>&1) || rc=$?
-[ "$rc" = 2 ] && grep -q "recording format version 9; this build reads version 2" <<<"$out" || pw_fail "v9: $rc $out"
+[ "$rc" = 2 ] && grep -q "recording format version 9; this build reads versions 2 and 3" <<<"$out" || pw_fail "v9: $rc $out"
 rc=0
 out=$(replay "$PW_FIXTURES/kernels/vm-2cpu-idle-1/proc/stat" 2>&1) || rc=$?
 [ "$rc" = 2 ] && grep -q "not a perfwatch recording" <<<"$out" || pw_fail "not a recording: $rc $out"
@@ -101,14 +101,44 @@ pw_stop "$PW_PID"
 grep -qE "cut off [0-9]+ bytes of a record the last run did not finish" "$PW_WORK/run3.log" || pw_fail "$(cat "$PW_WORK/run3.log")"
 replay "$PW_WORK/two.pwrec" >/dev/null 2>"$PW_WORK/three.err" || pw_fail "three runs: $(cat "$PW_WORK/three.err")"
 grep -q "in 3 run(s)" "$PW_WORK/three.err" && ! grep -q "cut short" "$PW_WORK/three.err" || pw_fail "$(cat "$PW_WORK/three.err")"
+# --to-recording writes the same samples and runs to a new file (their output identical), and
+# never over an existing one.
+replay "$PW_WORK/two.pwrec" --to-recording "$PW_WORK/again.pwrec" >"$PW_WORK/again.src" 2>"$PW_WORK/again.err" ||
+	pw_fail "--to-recording: $(cat "$PW_WORK/again.err")"
+replay "$PW_WORK/again.pwrec" >"$PW_WORK/again.out" 2>"$PW_WORK/again.err" || pw_fail "$(cat "$PW_WORK/again.err")"
+cmp -s "$PW_WORK/again.src" "$PW_WORK/again.out" && grep -q "in 3 run(s)" "$PW_WORK/again.err" ||
+	pw_fail "the converted recording replays otherwise: $(diff "$PW_WORK/again.src" "$PW_WORK/again.out" | head -5; cat "$PW_WORK/again.err")"
+rc=0
+replay "$PW_WORK/two.pwrec" --to-recording "$PW_WORK/again.pwrec" >/dev/null 2>"$PW_WORK/again.err" || rc=$?
+[ "$rc" = 2 ] && grep -q "not overwriting it" "$PW_WORK/again.err" || pw_fail "--to-recording over a file: $rc $(cat "$PW_WORK/again.err")"
+# A recording of format version 2 (no schema block) of this layout, as made before version 3: an
+# upgraded daemon appends to it (it stays version 2) rather than refusing to start.
+python3 - "$PW_WORK/two.pwrec" "$PW_WORK/v2.pwrec" <<'PY'
+import struct, sys, zlib
+real = open(sys.argv[1], "rb").read()
+schema = struct.unpack_from("<I", real, 64)[0]
+h = bytearray(real[:72])
+struct.pack_into("<I", h, 8, 2)
+struct.pack_into("<I", h, 64, 0)
+struct.pack_into("<I", h, 68, zlib.crc32(bytes(h[:68])))
+open(sys.argv[2], "wb").write(bytes(h) + real[72 + schema :])
+PY
+pw_start v2 --procfs "$tree/proc" --sysfs "$tree/sys" --interval 100ms --record "$PW_WORK/v2.pwrec"
+pw_wait_samples 3
+pw_stop "$PW_PID"
+replay "$PW_WORK/v2.pwrec" >/dev/null 2>"$PW_WORK/v2.err" || pw_fail "appended version 2: $(cat "$PW_WORK/v2.err")"
+grep -q "in 4 run(s)" "$PW_WORK/v2.err" && [ "$(od -An -tu4 -j8 -N4 "$PW_WORK/v2.pwrec" | tr -d ' ')" = 2 ] ||
+	pw_fail "appended version 2: $(cat "$PW_WORK/v2.err" "$PW_WORK/v2.log")"
 # A corrupt record is not appended after (the frames are walked at start), nor is the file touched.
 cp "$PW_WORK/two.pwrec" "$PW_WORK/torn.pwrec"
-printf '\xff' | dd of="$PW_WORK/torn.pwrec" bs=1 seek=74 conv=notrunc status=none
+# The first record's frame: after the 72-byte header and the schema block (its size at byte 64).
+first=$((72 + $(od -An -tu4 -j64 -N4 "$PW_WORK/two.pwrec")))
+printf '\xff' | dd of="$PW_WORK/torn.pwrec" bs=1 seek=$((first + 2)) conv=notrunc status=none
 cp "$PW_WORK/torn.pwrec" "$PW_WORK/torn.orig"
 rc=0
 "$PERFWATCHD" --config /dev/null --procfs "$tree/proc" --sysfs "$tree/sys" --listen "127.0.0.1:$(pw_free_port)" \
 	--record "$PW_WORK/torn.pwrec" >"$PW_WORK/torn.log" 2>&1 || rc=$?
-[ "$rc" = 1 ] && grep -q "corrupt record at offset 72; not appending to it" "$PW_WORK/torn.log" ||
+[ "$rc" = 1 ] && grep -q "corrupt record at offset $first; not appending to it" "$PW_WORK/torn.log" ||
 	pw_fail "appending after a corrupt record: $rc $(cat "$PW_WORK/torn.log")"
 cmp -s "$PW_WORK/torn.pwrec" "$PW_WORK/torn.orig" || pw_fail "the corrupt file was changed"
 rc=0
@@ -160,7 +190,8 @@ fi
 
 # 6. A file-size limit stops a write in the middle of a record: what reached the file is taken back,
 # so the file replays whole (no record cut short), the daemon lives on (SIGXFSZ) and keeps sampling.
-printf '#!/bin/bash\nulimit -f 3\nexec "%s" "$@"\n' "$PERFWATCHD" >"$PW_WORK/limited"
+# 8 KiB: the header and its 4 KB schema block, then a few records.
+printf '#!/bin/bash\nulimit -f 8\nexec "%s" "$@"\n' "$PERFWATCHD" >"$PW_WORK/limited"
 chmod +x "$PW_WORK/limited"
 PERFWATCHD="$PW_WORK/limited" pw_start limited --procfs "$tree/proc" --sysfs "$tree/sys" --interval 100ms \
 	--record "$PW_WORK/limited.pwrec"

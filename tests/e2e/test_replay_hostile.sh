@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # --replay of the hostile recordings of issue 10 (hostile_recording.py; checksums right, contents
 # not): an IRQ line name with no NUL up to the end of the sample is a corrupt record (exit 1 with its
-# offset), not a read past the buffer; a header with a 2^62 ns interval or samples of 163 or 259 MB
+# offset), not a read past the buffer; a schema block row outside its struct is refused (exit 2); a header with a 2^62 ns interval or samples of 163 or 259 MB
 # is refused (exit 2) before anything is allocated; the worst files stay within the memory bound of
 # docs/architecture.md ("The flight recorder"): what replaying a small real recording takes (the
 # process itself: 10 MB in a release build) + 3 x the header's sample size + the largest record. Run it on an ASan+UBSan build to see that nothing is read out of bounds or overflows.
@@ -27,9 +27,15 @@ replay real
 [ "$rc" = 0 ] || pw_fail "the real recording: exit $rc: $(cat "$PW_WORK/real.err")"
 base_kb=$rss
 
+# The first record: after the 72-byte header and the schema block (its size at byte 64).
+first=$((72 + $(od -An -tu4 -j64 -N4 "$PW_WORK/real.pwrec")))
 replay unterminated
-[ "$rc" = 1 ] && grep -q "corrupt record at offset 72: stopped there" "$PW_WORK/unterminated.err" ||
+[ "$rc" = 1 ] && grep -q "corrupt record at offset $first: stopped there" "$PW_WORK/unterminated.err" ||
 	pw_fail "unterminated line name: exit $rc: $(cat "$PW_WORK/unterminated.err")"
+
+replay schema-row
+[ "$rc" = 2 ] && grep -q "schema: field .* does not fit its" "$PW_WORK/schema-row.err" ||
+	pw_fail "schema-row: exit $rc: $(cat "$PW_WORK/schema-row.err")"
 
 for name in interval huge-header 256mib-header; do
 	replay "$name"
@@ -48,7 +54,7 @@ bound_kb() {
 	echo $((base_kb + 4096 + (3 * size + $(stat -c %s "$PW_WORK/$1.pwrec")) / 1024))
 }
 replay largest-record
-[ "$rc" = 1 ] && grep -q "corrupt record at offset 72" "$PW_WORK/largest-record.err" ||
+[ "$rc" = 1 ] && grep -q "corrupt record at offset $first" "$PW_WORK/largest-record.err" ||
 	pw_fail "largest-record: exit $rc: $(cat "$PW_WORK/largest-record.err")"
 [ "$rss" -le "$(bound_kb largest-record)" ] || pw_fail "largest-record: $rss kB, bound $(bound_kb largest-record) kB"
 replay largest-valid

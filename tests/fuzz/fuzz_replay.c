@@ -1,7 +1,8 @@
 /* fuzz_replay.c — libFuzzer harness: the --replay path (daemon/replay.c) without the file: the
  * recording header and records (lib/recording.c), every valid sample through the detector
  * (lib/detector.c, lib/rules*.c, lib/deviations.c), each transition as the --replay --json line and
- * the active alerts as the /alerts document (exporters/alerts_json.c). The rules are set to fire
+ * the active alerts as the /alerts document (exporters/alerts_json.c). The schema block after the
+ * header (lib/rec_schema.c) is judged, and a foreign one translates every sample. The rules are set to fire
  * after a second with no warmup, so short inputs reach them. */
 #include "alerts_json.h"
 #include "detector.h"
@@ -40,14 +41,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct pw_detector_config cfg;
 	char why[256];
 
-	if (pw_rec_header_decode(data, size, &hdr) < 0 || pw_rec_header_check(&hdr, why, sizeof(why)) < 0)
+	struct pw_rec_decoder *dec = NULL;
+
+	/* The schema block is input too: pw_rec_decoder_new judges it. */
+	if (pw_rec_header_decode(data, size, &hdr) < 0 || pw_rec_header_check(&hdr, why, sizeof(why)) < 0 ||
+	    size < pw_rec_data_offset(&hdr) ||
+	    pw_rec_decoder_new(&hdr, data + PW_REC_HEADER_SIZE, hdr.schema_size, &dec, why, sizeof(why)) < 0)
 		return 0;
 	pw_detector_config_defaults(&cfg, INT64_C(1000000000), hdr.interval_ns > 0 ? hdr.interval_ns : 1);
 	cfg.warmup_ns = 0;
-	struct pw_rec_decoder *dec = pw_rec_decoder_new(&hdr);
-	struct pw_sample *sample = malloc(hdr.sample_size);
+	struct pw_sample *sample = malloc(pw_rec_decoder_sample_size(dec));
 	struct pw_detector *det = NULL;
-	size_t off = PW_REC_HEADER_SIZE;
+	size_t off = pw_rec_data_offset(&hdr);
 	uint32_t flags;
 	ssize_t r;
 

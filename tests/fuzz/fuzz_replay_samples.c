@@ -10,6 +10,7 @@
  * names another recording (default: the swapping incident of tests/fixtures/recordings). */
 #include "alerts_json.h"
 #include "detector.h"
+#include "rec_schema.h"
 #include "recording.h"
 
 #include <jansson.h>
@@ -23,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * pending and fire. 8 halved the rate (deflate and inflate of every sample dominate). */
 enum { BASE_MAX = 512, RUN = 4 };
 
-static struct pw_rec_header hdr;
+static struct pw_rec_header hdr; /* this build's, at the recording's capacities */
 static struct pw_sample *base[BASE_MAX];
 static size_t nbase;
 
@@ -36,16 +37,23 @@ static void load(void)
 	char why[256];
 	uint32_t flags;
 	ssize_t r;
+	struct pw_rec_header have;
+	struct pw_rec_decoder *dec = NULL;
 
 	if (f)
 		fclose(f);
-	if (pw_rec_header_decode(file, len, &hdr) < 0 || pw_rec_header_check(&hdr, why, sizeof(why)) < 0) {
+	if (pw_rec_header_decode(file, len, &have) < 0 || pw_rec_header_check(&have, why, sizeof(why)) < 0 ||
+	    len < pw_rec_data_offset(&have) ||
+	    pw_rec_decoder_new(&have, file + PW_REC_HEADER_SIZE, have.schema_size, &dec, why, sizeof(why)) <
+	            0) {
 		fprintf(stderr, "fuzz_replay_samples: cannot read %s\n",
 		        path ? path : PW_FUZZ_DEFAULT_RECORDING);
 		abort();
 	}
-	struct pw_rec_decoder *dec = pw_rec_decoder_new(&hdr);
-	size_t off = PW_REC_HEADER_SIZE;
+	/* Its samples decode to this build's layout, which the runs re-encode. */
+	pw_rec_header_init(&hdr, have.cpu_cap, have.line_cap, have.with_matrix, have.user_hz, have.page_size,
+	                   have.interval_ns);
+	size_t off = pw_rec_data_offset(&have);
 	while (nbase < BASE_MAX && (base[nbase] = malloc(hdr.sample_size)) &&
 	       (r = pw_rec_decode(dec, file + off, len - off, base[nbase], &flags)) > 0) {
 		off += (size_t)r;
@@ -100,7 +108,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		out = malloc(hdr.sample_size);
 		/* zlib's state is costly to set up: one encoder and decoder, each input a new segment. */
 		enc = pw_rec_encoder_new(&hdr);
-		dec = pw_rec_decoder_new(&hdr);
+		unsigned char *schema = malloc(hdr.schema_size);
+		char why[256];
+		if (schema)
+			pw_rec_schema_encode(schema);
+		if (!schema || pw_rec_decoder_new(&hdr, schema, hdr.schema_size, &dec, why, sizeof(why)) < 0)
+			abort();
+		free(schema);
 	}
 	if (size < 1)
 		return 0;

@@ -35,6 +35,7 @@ seeds_of() {
 	fuzz_cpufreq) echo 'quirks/time-in-state-* cpufreq/*/sys/devices/system/cpu/cpu0/cpufreq/* cpufreq/*/sys/devices/system/cpu/cpufreq/policy0/* cpufreq/*/sys/devices/system/cpu/cpufreq/policy0/stats/time_in_state cpufreq/*/sys/devices/system/cpu/cpu0/cpufreq/stats/time_in_state cpufreq/*/sys/devices/system/cpu/online kernels/*/sys/devices/system/cpu/online' ;;
 	fuzz_diskstats) echo 'kernels/*/proc/diskstats quirks/diskstats-*' ;;
 	fuzz_replay) echo 'recordings/*.pwrec' ;;
+	fuzz_rec_schema) echo 'recordings/*.pwrec' ;;
 	fuzz_replay_samples) echo '' ;; # its own seeds: patches to the recording it loads
 	*) echo '' ;;
 	esac
@@ -43,7 +44,7 @@ seeds_of() {
 # Options per harness: recordings are larger than libFuzzer's default input size.
 opts_of() {
 	case $1 in
-	fuzz_replay) echo '-max_len=8192' ;;
+	fuzz_replay | fuzz_rec_schema) echo '-max_len=8192' ;;
 	*) echo '' ;;
 	esac
 }

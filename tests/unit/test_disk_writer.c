@@ -81,15 +81,19 @@ static int read_back(int *ret_t, uint32_t *ret_flags, int max)
 	struct pw_sample *s = pw_test_sample_new(CPU_CAP, LINE_CAP, false);
 	struct pw_rec_header have;
 	struct pw_rec_decoder *dec;
-	size_t len, at = PW_REC_HEADER_SIZE;
+	char why[256];
+	size_t len, at;
 	int n = 0;
 
 	ck_assert_ptr_nonnull(f);
 	len = fread(buf, 1, sizeof(buf), f);
 	fclose(f);
 	ck_assert_int_eq(pw_rec_header_decode(buf, len, &have), 0);
-	dec = pw_rec_decoder_new(&have);
-	ck_assert_ptr_nonnull(dec);
+	at = pw_rec_data_offset(&have);
+	ck_assert_uint_le(at, len);
+	ck_assert_int_eq(
+	        pw_rec_decoder_new(&have, buf + PW_REC_HEADER_SIZE, have.schema_size, &dec, why, sizeof(why)),
+	        0);
 	while (at < len) {
 		uint32_t flags;
 		ssize_t used = pw_rec_decode(dec, buf + at, len - at, s, &flags);

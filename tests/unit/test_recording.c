@@ -3,6 +3,7 @@
  * flipped bit anywhere is found at the record that holds it; another version, layout, byte order or
  * capacities is refused with a reason. */
 #include "fixture_util.h"
+#include "rec_schema.h"
 #include "recording.h"
 
 #include <errno.h>
@@ -56,20 +57,33 @@ static struct pw_sample *sample_at(int t)
 	return s;
 }
 
+/* A decoder for this build's samples (its own schema). */
+static struct pw_rec_decoder *decoder_new(const struct pw_rec_header *hdr)
+{
+	unsigned char *schema = malloc(pw_rec_schema_size());
+	struct pw_rec_decoder *dec;
+	char why[256];
+
+	ck_assert_ptr_nonnull(schema);
+	pw_rec_schema_encode(schema);
+	ck_assert_int_eq(pw_rec_decoder_new(hdr, schema, pw_rec_schema_size(), &dec, why, sizeof(why)), 0);
+	free(schema);
+	return dec;
+}
+
 static void record_all(struct recording *rec)
 {
-	unsigned char header[PW_REC_HEADER_SIZE];
 	struct pw_rec_encoder *enc;
 
 	pw_rec_header_init(&rec->hdr, CPU_CAP, LINE_CAP, false, 100, 4096, SEC);
 	rec->hdr.keyframe_every = KEY_EVERY;
 	enc = pw_rec_encoder_new(&rec->hdr);
 	ck_assert_ptr_nonnull(enc);
-	pw_rec_header_encode(&rec->hdr, header);
-	rec->buf = malloc(PW_REC_HEADER_SIZE);
+	rec->len = pw_rec_data_offset(&rec->hdr);
+	rec->buf = malloc(rec->len);
 	ck_assert_ptr_nonnull(rec->buf);
-	memcpy(rec->buf, header, sizeof(header));
-	rec->len = sizeof(header);
+	pw_rec_header_encode(&rec->hdr, rec->buf);
+	pw_rec_schema_encode(rec->buf + PW_REC_HEADER_SIZE);
 	for (int t = 0; t < NSAMPLES; t++) {
 		const void *out;
 		size_t n;
@@ -101,19 +115,22 @@ static int read_back(const struct recording *rec, const unsigned char *buf, size
 	struct pw_rec_decoder *dec;
 	struct pw_sample *s = pw_test_sample_new(CPU_CAP, LINE_CAP, false);
 	char why[256];
-	size_t at = PW_REC_HEADER_SIZE;
 	int n = 0, r = pw_rec_header_decode(buf, len, &hdr);
 
 	*ret_at = 0;
 	if (r == 0)
 		r = pw_rec_header_check(&hdr, why, sizeof(why));
+	if (r == 0 && len < pw_rec_data_offset(&hdr))
+		r = -EPROTO; /* cut in the schema block */
+	if (r == 0)
+		r = pw_rec_decoder_new(&hdr, buf + PW_REC_HEADER_SIZE, hdr.schema_size, &dec, why,
+		                       sizeof(why));
 	if (r < 0) {
 		free(s);
 		*ret_err = r;
 		return 0;
 	}
-	dec = pw_rec_decoder_new(&hdr);
-	ck_assert_ptr_nonnull(dec);
+	size_t at = pw_rec_data_offset(&hdr);
 	for (;;) {
 		uint32_t flags;
 		ssize_t got = pw_rec_decode(dec, buf + at, len - at, s, &flags);
@@ -151,7 +168,7 @@ START_TEST(round_trip)
 	ck_assert_int_eq(err, 0);
 	ck_assert_uint_eq(at, rec.len);
 	/* Compact: a delta is a fraction of a keyframe, and a keyframe a fraction of the sample. */
-	size_t key = rec.ends[0] - PW_REC_HEADER_SIZE, delta = rec.ends[1] - rec.ends[0];
+	size_t key = rec.ends[0] - pw_rec_data_offset(&rec.hdr), delta = rec.ends[1] - rec.ends[0];
 	ck_assert_uint_lt(key, rec.hdr.sample_size / 2);
 	ck_assert_uint_lt(delta, key / 2);
 	recording_free(&rec);
@@ -174,10 +191,13 @@ START_TEST(truncated_everywhere)
 		int n = read_back(&rec, copy, cut, &err, &at);
 		if (cut < PW_REC_HEADER_SIZE) {
 			ck_assert_msg(err == -EINVAL, "header cut at %zu: %d", cut, err);
+		} else if (cut < pw_rec_data_offset(&rec.hdr)) {
+			ck_assert_msg(err == -EPROTO, "schema cut at %zu: %d", cut, err);
 		} else {
 			ck_assert_msg(n == complete && err == 0, "cut at %zu: %d records, error %d", cut, n,
 			              err);
-			ck_assert_uint_eq(at, complete ? rec.ends[complete - 1] : PW_REC_HEADER_SIZE);
+			ck_assert_uint_eq(at,
+			                  complete ? rec.ends[complete - 1] : pw_rec_data_offset(&rec.hdr));
 		}
 		free(copy);
 	}
@@ -199,14 +219,15 @@ START_TEST(flipped_everywhere)
 		rec.buf[i] ^= (unsigned char)(1u << (i % 8));
 		int n = read_back(&rec, rec.buf, rec.len, &err, &at);
 		rec.buf[i] ^= (unsigned char)(1u << (i % 8));
-		if (i < PW_REC_HEADER_SIZE) {
-			ck_assert_msg(err == -EINVAL || err == -EPROTO, "header byte %zu: %d", i, err);
+		if (i < pw_rec_data_offset(&rec.hdr)) {
+			ck_assert_msg(err == -EINVAL || err == -EPROTO, "header or schema byte %zu: %d", i,
+			              err);
 			continue;
 		}
 		while (rec.ends[bad] <= i)
 			bad++;
 		ck_assert_msg(n == bad && err == -EBADMSG, "byte %zu: %d records, error %d", i, n, err);
-		ck_assert_uint_eq(at, bad ? rec.ends[bad - 1] : PW_REC_HEADER_SIZE);
+		ck_assert_uint_eq(at, bad ? rec.ends[bad - 1] : pw_rec_data_offset(&rec.hdr));
 	}
 	recording_free(&rec);
 }
@@ -228,13 +249,27 @@ START_TEST(foreign)
 	pw_rec_header_encode(&other, buf);
 	ck_assert_int_eq(pw_rec_header_decode(buf, sizeof(buf), &h), -EPROTO);
 	ck_assert_uint_eq(h.version, PW_REC_VERSION + 1);
-	/* Another sample layout: a clear reason, never a misread. */
+	/* Version 2 (no schema) of another sample layout: a clear reason, never a misread. Of this
+	 * build's layout it reads, and takes appended records (an upgraded daemon goes on recording). */
 	other = rec.hdr;
+	other.version = PW_REC_VERSION_RAW;
+	other.schema_size = 0;
+	pw_rec_header_encode(&other, buf);
+	ck_assert_int_eq(pw_rec_header_decode(buf, sizeof(buf), &h), 0);
+	ck_assert_int_eq(pw_rec_header_check(&h, why, sizeof(why)), 0);
+	ck_assert_int_eq(pw_rec_header_same(&h, &rec.hdr, why, sizeof(why)), 0);
 	other.cpu_struct += 8;
+	other.sample_size += 8 * CPU_CAP;
 	pw_rec_header_encode(&other, buf);
 	ck_assert_int_eq(pw_rec_header_decode(buf, sizeof(buf), &h), 0);
 	ck_assert_int_eq(pw_rec_header_check(&h, why, sizeof(why)), -EPROTO);
 	ck_assert_ptr_nonnull(strstr(why, "another sample layout"));
+	/* Version 3 of another layout: the header is fine, the schema decides (schema_change). */
+	other = rec.hdr;
+	other.cpu_struct += 8;
+	other.sample_size += 8 * CPU_CAP;
+	ck_assert_int_eq(pw_rec_header_check(&other, why, sizeof(why)), 0);
+	ck_assert_int_eq(pw_rec_header_same(&other, &rec.hdr, why, sizeof(why)), -EPROTO);
 	/* The other byte order. */
 	pw_rec_header_encode(&rec.hdr, buf);
 	uint32_t swapped = 0x04030201u, c;
@@ -256,6 +291,33 @@ START_TEST(foreign)
 }
 END_TEST
 
+/* Version 2 (no schema block: recordings made before version 3, of this build's layout) reads as
+ * before, sample for sample. */
+START_TEST(version_2)
+{
+	struct recording rec;
+	struct pw_rec_header v2;
+	int err;
+	size_t at, records;
+
+	record_all(&rec);
+	expected_flags(&rec);
+	v2 = rec.hdr;
+	v2.version = PW_REC_VERSION_RAW;
+	v2.schema_size = 0;
+	records = rec.len - pw_rec_data_offset(&rec.hdr);
+	unsigned char *buf = malloc(PW_REC_HEADER_SIZE + records);
+	ck_assert_ptr_nonnull(buf);
+	pw_rec_header_encode(&v2, buf);
+	memcpy(buf + PW_REC_HEADER_SIZE, rec.buf + pw_rec_data_offset(&rec.hdr), records);
+	ck_assert_int_eq(read_back(&rec, buf, PW_REC_HEADER_SIZE + records, &err, &at), NSAMPLES);
+	ck_assert_int_eq(err, 0);
+	ck_assert_uint_eq(at, PW_REC_HEADER_SIZE + records);
+	free(buf);
+	recording_free(&rec);
+}
+END_TEST
+
 /* A delta needs the keyframe before it; a sample of another layout is not encoded; after a lost
  * write the next record stands alone. */
 START_TEST(keyframes)
@@ -269,7 +331,7 @@ START_TEST(keyframes)
 	uint32_t flags;
 
 	record_all(&rec);
-	dec = pw_rec_decoder_new(&rec.hdr);
+	dec = decoder_new(&rec.hdr);
 	ck_assert_int_eq(pw_rec_decode(dec, rec.buf + rec.ends[0], rec.len - rec.ends[0], s, &flags),
 	                 -EBADMSG);
 	pw_rec_decoder_free(dec);
@@ -281,7 +343,7 @@ START_TEST(keyframes)
 	ck_assert_int_eq(pw_rec_encode(enc, rec.samples[1], &out, &n), 0);
 	pw_rec_encoder_resync(enc, false);
 	ck_assert_int_eq(pw_rec_encode(enc, rec.samples[2], &out, &n), 0);
-	dec = pw_rec_decoder_new(&rec.hdr);
+	dec = decoder_new(&rec.hdr);
 	ck_assert_int_eq(pw_rec_decode(dec, out, n, s, &flags), (ssize_t)n);
 	ck_assert_uint_eq(flags, PW_REC_KEYFRAME);
 	ck_assert_mem_eq(s, rec.samples[2], rec.hdr.sample_size);
@@ -297,7 +359,7 @@ END_TEST
 static ssize_t decode_one(const struct pw_rec_header *hdr, const struct pw_sample *s)
 {
 	struct pw_rec_encoder *enc = pw_rec_encoder_new(hdr);
-	struct pw_rec_decoder *dec = pw_rec_decoder_new(hdr);
+	struct pw_rec_decoder *dec = decoder_new(hdr);
 	struct pw_sample *out = pw_test_sample_new(hdr->cpu_cap, hdr->line_cap, hdr->with_matrix);
 	const void *buf;
 	size_t n;
@@ -456,6 +518,17 @@ START_TEST(hostile_headers)
 		ck_assert_msg(pw_rec_header_check(&back, why, sizeof(why)) == -EPROTO, "%s: accepted",
 		              cases[i].what);
 	}
+	/* Version 3: struct sizes and the schema block are bounded too. */
+	pw_rec_header_init(&h, CPU_CAP, LINE_CAP, false, 100, 4096, SEC);
+	back = h;
+	back.schema_size = 0;
+	ck_assert_int_eq(pw_rec_header_check(&back, why, sizeof(why)), -EPROTO);
+	back.schema_size = PW_REC_SCHEMA_MAX + 1;
+	ck_assert_int_eq(pw_rec_header_check(&back, why, sizeof(why)), -EPROTO);
+	back = h;
+	back.line_struct = PW_REC_STRUCT_MAX + 8;
+	back.sample_size += LINE_CAP * (PW_REC_STRUCT_MAX + 8 - h.line_struct);
+	ck_assert_int_eq(pw_rec_header_check(&back, why, sizeof(why)), -EPROTO);
 	/* The largest a host perfwatchd samples still fits. */
 	pw_rec_header_init(&h, PW_REC_CPU_MAX, 2048, false, 100, 4096, 3600 * SEC);
 	ck_assert_int_eq(pw_rec_header_check(&h, why, sizeof(why)), 0);
@@ -471,6 +544,7 @@ static Suite *recording_suite(void)
 
 	tcase_add_test(core, round_trip);
 	tcase_add_test(core, keyframes);
+	tcase_add_test(core, version_2);
 	tcase_add_test(malformed, truncated_everywhere);
 	tcase_add_test(malformed, flipped_everywhere);
 	tcase_add_test(malformed, foreign);
