@@ -86,6 +86,35 @@ static const uint64_t pow10_16[16] = {1,
 
 #define FIXED_MAX 24 /* "-9000000000000000" and a point: the most write_fixed writes */
 
+/* The point and decimals (1 to 4) digits of frac (not 0) at dst, trailing zeros dropped; returns
+ * the end. Pairs from the table and zeros trimmed as characters: a division per digit was the
+ * longest chain of write_fixed, and most figures are shares with four decimals. */
+static char *write_fraction(char *dst, unsigned frac, int decimals)
+{
+	char *p = dst + 1;
+	*dst = '.';
+	switch (decimals) {
+	case 1:
+		p[0] = (char)('0' + frac);
+		break;
+	case 2:
+		memcpy(p, &pw_digit_pairs[frac * 2], 2);
+		break;
+	case 3:
+		memcpy(p, &pw_digit_pairs[frac / 10 * 2], 2);
+		p[2] = (char)('0' + frac % 10);
+		break;
+	default:
+		memcpy(p, &pw_digit_pairs[frac / 100 * 2], 2);
+		memcpy(p + 2, &pw_digit_pairs[frac % 100 * 2], 2);
+		break;
+	}
+	p += decimals;
+	while (p[-1] == '0')
+		p--;
+	return p;
+}
+
 /* value rounded to decimals places (0 to 4), trailing zeros dropped, or "null" (unknown, or too
  * large to round exactly), written at dst; returns the end. dst has room for FIXED_MAX bytes. */
 static char *write_fixed(char *dst, double v, int decimals)
@@ -120,9 +149,6 @@ static char *write_fixed(char *dst, double v, int decimals)
 		break;
 	}
 	uint64_t frac = u - whole * pow10[decimals];
-	int d = frac ? decimals : 0;
-	while (d > 0 && frac % 10 == 0) /* trailing zeros of the fraction */
-		frac /= 10, d--;
 	int digits = 1;
 	while (digits < 16 && whole >= pow10_16[digits])
 		digits++;
@@ -139,14 +165,11 @@ static char *write_fixed(char *dst, double v, int decimals)
 	} else
 		*--p = (char)('0' + whole);
 	p = dst + digits;
-	if (d > 0) {
-		*p = '.';
-		for (int k = d; k > 0; k--, frac /= 10)
-			p[k] = (char)('0' + frac % 10);
-		p += d + 1;
-	}
-	return p;
+	if (frac == 0)
+		return p;
+	return write_fraction(p, (unsigned)frac, decimals);
 }
+
 static void put_fixed(struct pw_outbuf *out, double v, int decimals)
 {
 	if (pw_outbuf_reserve(out, FIXED_MAX) == 0)
