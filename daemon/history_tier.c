@@ -833,8 +833,8 @@ static int room(struct points_out *o, uint32_t n)
 	}
 	if (o->guess && o->n + o->guess > o->faulted) {
 		uint32_t from = o->faulted > o->n ? o->faulted : o->n;
-		uint32_t ahead = (uint32_t)(PREFAULT_AHEAD_BYTES / o->point_size);
-		uint32_t to = o->n + (o->guess > ahead ? o->guess : ahead);
+		uint32_t ahead = (uint32_t)((PREFAULT_AHEAD_BYTES + o->point_size - 1) / o->point_size);
+		uint32_t to = from + (o->guess > ahead ? o->guess : ahead);
 		to = to < o->cap ? to : o->cap;
 		pw_prefault(out_at(o, from), (size_t)(to - from) * o->point_size);
 		o->faulted = to;
