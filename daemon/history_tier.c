@@ -127,8 +127,10 @@ static int write_all(int fd, const void *buf, size_t len, off_t off)
 	return 0;
 }
 
-/* The whole of a file (at most max bytes), read from fd. */
-static int read_whole(int fd, size_t max, unsigned char **ret, size_t *ret_len)
+/* The whole of a file (at most max bytes), read from fd into *buf, which has room for *cap bytes and
+ * is replaced by a larger one (faulted in) when short. A reader reuses one buffer across the files
+ * of a window: a fresh one per file took a page fault per 4 KiB. */
+static int read_whole_into(int fd, size_t max, unsigned char **buf, size_t *cap, size_t *ret_len)
 {
 	struct stat sb;
 
@@ -137,20 +139,39 @@ static int read_whole(int fd, size_t max, unsigned char **ret, size_t *ret_len)
 	if (!S_ISREG(sb.st_mode))
 		return -EINVAL;
 	size_t size = (size_t)sb.st_size < max ? (size_t)sb.st_size : max;
-	unsigned char *data = malloc(size ? size : 1);
+	if (!*buf || size > *cap) {
+		free(*buf);
+		*cap = 0;
+		if (!(*buf = malloc(size ? size : 1)))
+			return -ENOMEM;
+		pw_prefault(*buf, size);
+		*cap = size;
+	}
 	size_t got = 0;
-	if (!data)
-		return -ENOMEM;
 	while (got < size) {
-		ssize_t n = pread(fd, data + got, size - got, (off_t)got);
+		ssize_t n = pread(fd, *buf + got, size - got, (off_t)got);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break; /* shrunk under us: what we have */
 		got += (size_t)n;
 	}
-	*ret = data;
 	*ret_len = got;
+	return 0;
+}
+
+/* The whole of a file (at most max bytes), read from fd into a buffer of its own. */
+static int read_whole(int fd, size_t max, unsigned char **ret, size_t *ret_len)
+{
+	unsigned char *data = NULL;
+	size_t cap = 0;
+	int r = read_whole_into(fd, max, &data, &cap, ret_len);
+
+	if (r < 0) {
+		free(data);
+		return r;
+	}
+	*ret = data;
 	return 0;
 }
 
@@ -797,6 +818,11 @@ static char *out_at(const struct points_out *o, uint32_t i)
 	return o->data + (size_t)i * o->point_size;
 }
 
+struct file_buf {
+	unsigned char *data;
+	size_t cap;
+};
+
 /* Whether p belongs at o's end: inside the window, and not older than (nor a kind already taken
  * at the time of) the newest point taken. */
 static bool wanted(const struct points_out *o, const struct pw_history_point *p, int64_t since_ns,
@@ -876,25 +902,23 @@ static int keep_decoded(struct points_out *o, uint32_t got, int64_t since_ns, in
 /* The points of one file (a data file or the head) inside the window into o. Frames are decoded
  * straight into o's end (a copy of each point out of a scratch was a tenth of an hour's answer),
  * the pages for each faulted in ahead at the size of the frame before. */
-static int read_file(int dir_fd, const char *name, struct pw_store_decoder *dec, uint32_t cpu_cap,
-                     struct points_out *o, int64_t since_ns, int64_t until_ns)
+static int read_file(int dir_fd, const char *name, struct file_buf *file, struct pw_store_decoder *dec,
+                     uint32_t cpu_cap, struct points_out *o, int64_t since_ns, int64_t until_ns)
 {
 	int fd = open_in(dir_fd, name, O_RDONLY);
-	unsigned char *data = NULL;
 	size_t len = 0, off = PW_STORE_HEADER_SIZE;
 	struct pw_store_header h;
 	int r = 0;
 
 	if (fd < 0)
 		return 0; /* dropped by retention meanwhile, or never there */
-	int e = read_whole(fd, READ_FILE_MAX, &data, &len);
+	int e = read_whole_into(fd, READ_FILE_MAX, &file->data, &file->cap, &len);
 	close(fd);
 	if (e < 0)
 		return e == -ENOMEM ? e : 0;
-	if (pw_store_header_decode(data, len, &h) < 0) {
-		free(data);
+	const unsigned char *data = file->data;
+	if (pw_store_header_decode(data, len, &h) < 0)
 		return 0;
-	}
 	pw_store_decoder_reset(dec);
 	while (off < len && r == 0) {
 		ssize_t n = pw_store_frame_length(data + off, len - off, NULL);
@@ -912,7 +936,6 @@ static int read_file(int dir_fd, const char *name, struct pw_store_decoder *dec,
 			r = keep_decoded(o, (uint32_t)got, since_ns, until_ns);
 		}
 	}
-	free(data);
 	return r;
 }
 
@@ -922,6 +945,7 @@ int pw_history_tier_read(const char *dir, const char *prefix, uint32_t cpu_cap, 
 	struct points_out o = {.point_size = point_size, .max = max_points};
 	struct data_file *files = NULL;
 	struct pw_store_decoder *dec = NULL;
+	struct file_buf file = {0};
 	char name[64];
 	int r = 0, n = 0;
 
@@ -939,8 +963,7 @@ int pw_history_tier_read(const char *dir, const char *prefix, uint32_t cpu_cap, 
 	}
 	head.max = PW_STORE_POINTS_MAX;
 	snprintf(name, sizeof(name), "%s.head", prefix);
-	if ((r = read_file(dir_fd, name, dec, cpu_cap, &head, since_ns, until_ns)) < 0 &&
-	    r != -E2BIG)
+	if ((r = read_file(dir_fd, name, &file, dec, cpu_cap, &head, since_ns, until_ns)) < 0 && r != -E2BIG)
 		goto out;
 	if ((n = list_files(dir_fd, prefix, &files)) < 0) {
 		r = n;
@@ -953,7 +976,7 @@ int pw_history_tier_read(const char *dir, const char *prefix, uint32_t cpu_cap, 
 		if (files[i].first_ms * NS_PER_MS > until_ns)
 			break;
 		file_name(prefix, files[i].first_ms, name, sizeof(name));
-		r = read_file(dir_fd, name, dec, cpu_cap, &o, since_ns, until_ns);
+		r = read_file(dir_fd, name, &file, dec, cpu_cap, &o, since_ns, until_ns);
 	}
 	for (uint32_t i = 0; i < head.n && r == 0; i++)
 		r = take(&o,
@@ -963,6 +986,7 @@ out:
 	close(dir_fd);
 	free(head.data);
 	free(files);
+	free(file.data);
 	pw_store_decoder_free(dec);
 	if (r < 0) {
 		free(o.data);
