@@ -4,6 +4,7 @@
  * 16-CPU host is half a million values, and snprintf("%g") would dominate the render. */
 #include "history_json.h"
 
+#include "history_lines.h"
 #include "prefault.h"
 
 #include <errno.h>
@@ -13,13 +14,14 @@
 #include <string.h>
 #include <time.h>
 
-#define MAX_LINE_SERIES 16
+#define MAX_LINE_SERIES PW_HISTORY_LINES_SHOWN
 #define NS INT64_C(1000000000)
 
 /* One column: a signal, and which CPU, line or softirq type. */
 struct series {
 	struct pw_history_series id;
 	struct pw_history_reader reader; /* of id */
+	int line;                        /* a line series: its index in render's lines; else -1 */
 	char key[80];                    /* "percpu_busy_ratio.cpu3": the CSV column, the page's handle */
 };
 
@@ -39,7 +41,9 @@ struct render {
 	uint32_t nseries;
 	struct row *rows; /* what each column holds, in order: points or steps, and gaps */
 	uint32_t nrows;
-	bool agg; /* rows are steps: mean, min, max */
+	bool agg;                                     /* rows are steps: mean, min, max */
+	char lines[MAX_LINE_SERIES][PW_IRQ_NAME_MAX]; /* the line series' lines */
+	struct pw_history_line_slots slots[3];        /* their slots in points, mins, maxs */
 };
 
 static const struct pw_history_point *point_in(const struct pw_history_window *w, const void *points,
@@ -55,9 +59,14 @@ static const struct pw_history_point *point(const struct pw_history_window *w, u
 	                                                       (size_t)i * w->point_size);
 }
 
-/* The figure of one series at one point, in base units; NAN when unknown. */
-static double value(const struct series *se, const struct pw_history_point *p)
+enum { POINTS, MINS, MAXS }; /* which of the window's arrays a point is from */
+
+/* The figure of one series at one point (of the array `from`), in base units; NAN when unknown. */
+static inline double value(struct render *r, const struct series *se, const struct pw_history_point *p,
+                           int from)
 {
+	if (se->line >= 0)
+		return pw_history_line_rate(&r->slots[from], (uint32_t)se->line, p);
 	return pw_history_read(&se->reader, p);
 }
 
@@ -212,12 +221,22 @@ static void key_of(struct series *se, const char *suffix)
 			*c = '_';
 }
 
+static bool same_lines(const struct pw_history_point *a, const struct pw_history_point *b)
+{
+	for (int k = 0; k < PW_HISTORY_LINES; k++)
+		if (memcmp(a->lines[k].irq, b->lines[k].irq, PW_IRQ_NAME_MAX) != 0)
+			return false;
+	return true;
+}
+
 /* The busiest lines of the window: every name any point kept, newest points first. */
 static uint32_t window_lines(const struct pw_history_window *w, char names[][PW_IRQ_NAME_MAX])
 {
 	uint32_t n = 0;
 	for (uint32_t i = w->npoints; i-- > 0 && n < MAX_LINE_SERIES;) {
 		const struct pw_history_point *p = point(w, i);
+		if (i + 1 < w->npoints && same_lines(p, point(w, i + 1)))
+			continue; /* nearly always: the names were looked up a point ago */
 		for (int k = 0; k < PW_HISTORY_LINES && n < MAX_LINE_SERIES; k++) {
 			uint32_t j = 0;
 			if (!p->lines[k].irq[0])
@@ -242,8 +261,7 @@ static uint32_t window_ncpu(const struct pw_history_window *w)
 
 static int plan_series(struct render *r)
 {
-	char lines[MAX_LINE_SERIES][PW_IRQ_NAME_MAX];
-	uint32_t nlines = window_lines(r->w, lines), ncpu = window_ncpu(r->w);
+	uint32_t nlines = window_lines(r->w, r->lines), ncpu = window_ncpu(r->w);
 	size_t cap = PW_HS_COUNT + MAX_LINE_SERIES + PW_SOFTIRQ_COUNT + (size_t)ncpu * PW_HS_COUNT;
 	char suffix[48];
 
@@ -260,9 +278,10 @@ static int plan_series(struct render *r)
 			struct series *se = &r->series[r->nseries++];
 			se->id.signal = s;
 			se->id.inst = i;
+			se->line = s == PW_HS_LINE ? (int)i : -1;
 			if (s == PW_HS_LINE) {
-				memcpy(se->id.irq, lines[i], PW_IRQ_NAME_MAX);
-				snprintf(suffix, sizeof(suffix), "irq%.*s", PW_IRQ_NAME_MAX, lines[i]);
+				memcpy(se->id.irq, r->lines[i], PW_IRQ_NAME_MAX);
+				snprintf(suffix, sizeof(suffix), "irq%.*s", PW_IRQ_NAME_MAX, r->lines[i]);
 			} else if (s == PW_HS_SOFTIRQ_TYPE) {
 				snprintf(suffix, sizeof(suffix), "%s", pw_softirq_name(i));
 			} else if (s >= PW_HS_PERCPU_BUSY) {
@@ -272,6 +291,8 @@ static int plan_series(struct render *r)
 			pw_history_reader_init(&se->reader, &se->id);
 		}
 	}
+	for (int k = 0; k < 3; k++)
+		pw_history_line_slots_init(&r->slots[k], (const char(*)[PW_IRQ_NAME_MAX])r->lines, nlines);
 	return 0;
 }
 
@@ -386,16 +407,16 @@ static uint32_t nstats(const struct render *r)
 }
 
 /* mean, min and max of a series over one row's points; NAN when none had the figure. */
-static void stats(const struct pw_history_window *w, const struct series *se, const struct row *row,
-                  double ret[3])
+static void stats(struct render *r, const struct series *se, const struct row *row, double ret[3])
 {
+	const struct pw_history_window *w = r->w;
 	double sum = 0, lo = INFINITY, hi = -INFINITY, n = 0;
 	for (uint32_t i = row->first; i < row->end; i++) {
-		double v = value(se, point(w, i)), weight = w->counts ? w->counts[i] : 1;
+		double v = value(r, se, point(w, i), POINTS), weight = w->counts ? w->counts[i] : 1;
 		if (!isfinite(v))
 			continue;
-		double vlo = w->mins ? value(se, point_in(w, w->mins, i)) : v;
-		double vhi = w->maxs ? value(se, point_in(w, w->maxs, i)) : v;
+		double vlo = w->mins ? value(r, se, point_in(w, w->mins, i), MINS) : v;
+		double vhi = w->maxs ? value(r, se, point_in(w, w->maxs, i), MAXS) : v;
 		vlo = isfinite(vlo) ? vlo : v;
 		vhi = isfinite(vhi) ? vhi : v;
 		sum += v * weight;
@@ -411,7 +432,7 @@ static void stats(const struct pw_history_window *w, const struct series *se, co
 /* The figures of series [s0, s0 + ns) in rows [r0, r0 + nr) into
  * v[((s - s0) * nr + (k - r0)) * nstats + stat]: the point's, or the step's mean, min and max; NAN
  * where unknown and in gap rows. */
-static void extract(const struct render *r, uint32_t s0, uint32_t ns, uint32_t r0, uint32_t nr, double *v)
+static void extract(struct render *r, uint32_t s0, uint32_t ns, uint32_t r0, uint32_t nr, double *v)
 {
 	uint32_t nst = nstats(r);
 	for (uint32_t k = 0; k < nr; k++) {
@@ -421,9 +442,9 @@ static void extract(const struct render *r, uint32_t s0, uint32_t ns, uint32_t r
 			if (row->first == row->end)
 				out[0] = out[nst - 1] = out[nst / 2] = NAN;
 			else if (!r->agg)
-				out[0] = value(&r->series[s0 + s], point(r->w, row->first));
+				out[0] = value(r, &r->series[s0 + s], point(r->w, row->first), POINTS);
 			else
-				stats(r->w, &r->series[s0 + s], row, out);
+				stats(r, &r->series[s0 + s], row, out);
 		}
 	}
 }
