@@ -130,8 +130,10 @@ static int write_all(int fd, const void *buf, size_t len, off_t off)
 	return 0;
 }
 
-/* The whole of a file (at most max bytes), read from fd. */
-static int read_whole(int fd, size_t max, unsigned char **ret, size_t *ret_len)
+/* The whole of a file (at most max bytes), read from fd into *buf, which has room for *cap bytes and
+ * is replaced by a larger one (faulted in) when short. A reader reuses one buffer across the files
+ * of a window: a fresh one per file took a page fault per 4 KiB. */
+static int read_whole_into(int fd, size_t max, unsigned char **buf, size_t *cap, size_t *ret_len)
 {
 	struct stat sb;
 
@@ -140,20 +142,39 @@ static int read_whole(int fd, size_t max, unsigned char **ret, size_t *ret_len)
 	if (!S_ISREG(sb.st_mode))
 		return -EINVAL;
 	size_t size = (size_t)sb.st_size < max ? (size_t)sb.st_size : max;
-	unsigned char *data = malloc(size ? size : 1);
+	if (!*buf || size > *cap) {
+		free(*buf);
+		*cap = 0;
+		if (!(*buf = malloc(size ? size : 1)))
+			return -ENOMEM;
+		pw_prefault(*buf, size);
+		*cap = size;
+	}
 	size_t got = 0;
-	if (!data)
-		return -ENOMEM;
 	while (got < size) {
-		ssize_t n = pread(fd, data + got, size - got, (off_t)got);
+		ssize_t n = pread(fd, *buf + got, size - got, (off_t)got);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break; /* shrunk under us: what we have */
 		got += (size_t)n;
 	}
-	*ret = data;
 	*ret_len = got;
+	return 0;
+}
+
+/* The whole of a file (at most max bytes), read from fd into a buffer of its own. */
+static int read_whole(int fd, size_t max, unsigned char **ret, size_t *ret_len)
+{
+	unsigned char *data = NULL;
+	size_t cap = 0;
+	int r = read_whole_into(fd, max, &data, &cap, ret_len);
+
+	if (r < 0) {
+		free(data);
+		return r;
+	}
+	*ret = data;
 	return 0;
 }
 
@@ -830,73 +851,135 @@ struct points_out {
 	char *data;
 	size_t point_size;
 	uint32_t n, cap, max;
+	uint32_t faulted;    /* data's first faulted points are in memory (pw_prefault) */
+	uint32_t guess;      /* points of the last frame decoded: what the next may bring */
 	int64_t last_ns;     /* the newest point taken: a point found twice is taken once */
 	unsigned last_kinds; /* the stat kinds (a minute's mean, min, max) taken at last_ns */
 };
 
-static int take(struct points_out *o, const struct pw_history_point *p, int64_t since_ns, int64_t until_ns)
+static char *out_at(const struct points_out *o, uint32_t i)
+{
+	return o->data + (size_t)i * o->point_size;
+}
+
+struct file_buf {
+	unsigned char *data;
+	size_t cap;
+};
+
+/* Whether p belongs at o's end: inside the window, and not older than (nor a kind already taken
+ * at the time of) the newest point taken. */
+static bool wanted(const struct points_out *o, const struct pw_history_point *p, int64_t since_ns,
+                   int64_t until_ns)
 {
 	unsigned kind = 1u << PW_HISTORY_STAT(p->flags);
-	if (p->real_ns <= since_ns || p->real_ns > until_ns ||
-	    (o->n && (p->real_ns < o->last_ns || (p->real_ns == o->last_ns && (o->last_kinds & kind)))))
-		return 0;
-	if (o->n == o->max)
-		return -E2BIG;
-	if (o->n == o->cap) {
-		uint32_t cap = o->cap ? o->cap * 2 : 1024;
-		if (cap > o->max)
-			cap = o->max;
-		char *d = realloc(o->data, (size_t)cap * o->point_size);
-		if (!d)
-			return -ENOMEM;
-		pw_prefault(d + (size_t)o->cap * o->point_size, (size_t)(cap - o->cap) * o->point_size);
-		o->data = d;
-		o->cap = cap;
-	}
-	memcpy(o->data + (size_t)o->n * o->point_size, p, o->point_size);
+	return p->real_ns > since_ns && p->real_ns <= until_ns &&
+	       !(o->n && (p->real_ns < o->last_ns || (p->real_ns == o->last_ns && (o->last_kinds & kind))));
+}
+
+/* p, wanted, becomes the newest taken: its bytes are already at out_at(o, o->n). */
+static void taken(struct points_out *o, const struct pw_history_point *p)
+{
+	unsigned kind = 1u << PW_HISTORY_STAT(p->flags);
 	o->n++;
 	o->last_kinds = o->last_ns == p->real_ns ? o->last_kinds | kind : kind;
 	o->last_ns = p->real_ns;
+}
+
+#define PREFAULT_AHEAD_BYTES (256u << 10) /* pw_prefault's least */
+
+/* Room in o for n more points. When the next frame (as many points as the one before) would pass
+ * the pages faulted in, those ahead are faulted in with one call: a fault per page was most of
+ * copying an hour off disk. */
+static int room(struct points_out *o, uint32_t n)
+{
+	if (o->cap - o->n < n) {
+		uint32_t cap = o->cap * 2 > o->n + n ? o->cap * 2 : o->n + n;
+		char *d = realloc(o->data, (size_t)cap * o->point_size);
+		if (!d)
+			return -ENOMEM;
+		o->data = d;
+		o->cap = cap;
+	}
+	if (o->guess && o->n + o->guess > o->faulted) {
+		uint32_t from = o->faulted > o->n ? o->faulted : o->n;
+		uint32_t ahead = (uint32_t)((PREFAULT_AHEAD_BYTES + o->point_size - 1) / o->point_size);
+		uint32_t to = from + (o->guess > ahead ? o->guess : ahead);
+		to = to < o->cap ? to : o->cap;
+		pw_prefault(out_at(o, from), (size_t)(to - from) * o->point_size);
+		o->faulted = to;
+	}
 	return 0;
 }
 
-/* The points of one file (a data file or the head) inside the window into o. */
-static int read_file(int dir_fd, const char *name, struct pw_store_decoder *dec, void *scratch,
+static int take(struct points_out *o, const struct pw_history_point *p, int64_t since_ns, int64_t until_ns)
+{
+	if (!wanted(o, p, since_ns, until_ns))
+		return 0;
+	if (o->n == o->max)
+		return -E2BIG;
+	int r = room(o, 1);
+	if (r < 0)
+		return r;
+	memcpy(out_at(o, o->n), p, o->point_size);
+	taken(o, p);
+	return 0;
+}
+
+/* Keep, of the got points decoded at o's end, those wanted, moved down over the others. */
+static int keep_decoded(struct points_out *o, uint32_t got, int64_t since_ns, int64_t until_ns)
+{
+	uint32_t at = o->n;
+	for (uint32_t i = 0; i < got; i++) {
+		const struct pw_history_point *p = (const void *)out_at(o, at + i);
+		if (!wanted(o, p, since_ns, until_ns))
+			continue;
+		if (o->n == o->max)
+			return -E2BIG;
+		if (o->n != at + i)
+			memcpy(out_at(o, o->n), p, o->point_size);
+		taken(o, p);
+	}
+	return 0;
+}
+
+/* The points of one file (a data file or the head) inside the window into o. Frames are decoded
+ * straight into o's end (a copy of each point out of a scratch was a tenth of an hour's answer),
+ * the pages for each faulted in ahead at the size of the frame before. */
+static int read_file(int dir_fd, const char *name, struct file_buf *file, struct pw_store_decoder *dec,
                      uint32_t cpu_cap, struct points_out *o, int64_t since_ns, int64_t until_ns)
 {
 	int fd = open_in(dir_fd, name, O_RDONLY);
-	unsigned char *data = NULL;
 	size_t len = 0, off = PW_STORE_HEADER_SIZE;
 	struct pw_store_header h;
 	int r = 0;
 
 	if (fd < 0)
 		return 0; /* dropped by retention meanwhile, or never there */
-	int e = read_whole(fd, READ_FILE_MAX, &data, &len);
+	int e = read_whole_into(fd, READ_FILE_MAX, &file->data, &file->cap, &len);
 	close(fd);
 	if (e < 0)
 		return e == -ENOMEM ? e : 0;
-	if (pw_store_header_decode(data, len, &h) < 0) {
-		free(data);
+	const unsigned char *data = file->data;
+	if (pw_store_header_decode(data, len, &h) < 0)
 		return 0;
-	}
 	pw_store_decoder_reset(dec);
 	while (off < len && r == 0) {
 		ssize_t n = pw_store_frame_length(data + off, len - off, NULL);
 		if (n <= 0)
 			break; /* torn (being written now, or a crash): what came before */
-		int got = pw_store_decode(dec, data + off, (size_t)n, scratch, o->point_size, cpu_cap,
+		if ((r = room(o, PW_STORE_POINTS_MAX)) < 0)
+			break;
+		int got = pw_store_decode(dec, data + off, (size_t)n, out_at(o, o->n), o->point_size, cpu_cap,
 		                          PW_STORE_POINTS_MAX);
 		off += (size_t)n;
 		if (got == -ENOMEM)
 			r = got;
-		for (int i = 0; i < got && r == 0; i++)
-			r = take(o,
-			         (const struct pw_history_point *)(const void *)((char *)scratch +
-			                                                         (size_t)i * o->point_size),
-			         since_ns, until_ns);
+		if (got > 0) {
+			o->guess = (uint32_t)got;
+			r = keep_decoded(o, (uint32_t)got, since_ns, until_ns);
+		}
 	}
-	free(data);
 	return r;
 }
 
@@ -906,7 +989,7 @@ int pw_history_tier_read(const char *dir, const char *prefix, uint32_t cpu_cap, 
 	struct points_out o = {.point_size = point_size, .max = max_points};
 	struct data_file *files = NULL;
 	struct pw_store_decoder *dec = NULL;
-	void *scratch = NULL;
+	struct file_buf file = {0};
 	char name[64];
 	int r = 0, n = 0;
 
@@ -918,15 +1001,13 @@ int pw_history_tier_read(const char *dir, const char *prefix, uint32_t cpu_cap, 
 		return 0;
 	/* The head first: its points may move into a data file while we read, never out of both. */
 	struct points_out head = o;
-	if (!(dec = pw_store_decoder_new()) || !(scratch = malloc(PW_STORE_POINTS_MAX * point_size))) {
+	if (!(dec = pw_store_decoder_new())) {
 		r = -ENOMEM;
 		goto out;
 	}
-	pw_prefault(scratch, PW_STORE_POINTS_MAX * point_size);
 	head.max = PW_STORE_POINTS_MAX;
 	snprintf(name, sizeof(name), "%s.head", prefix);
-	if ((r = read_file(dir_fd, name, dec, scratch, cpu_cap, &head, since_ns, until_ns)) < 0 &&
-	    r != -E2BIG)
+	if ((r = read_file(dir_fd, name, &file, dec, cpu_cap, &head, since_ns, until_ns)) < 0 && r != -E2BIG)
 		goto out;
 	if ((n = list_files(dir_fd, prefix, &files)) < 0) {
 		r = n;
@@ -939,7 +1020,7 @@ int pw_history_tier_read(const char *dir, const char *prefix, uint32_t cpu_cap, 
 		if (files[i].first_ms * NS_PER_MS > until_ns)
 			break;
 		file_name(prefix, files[i].first_ms, name, sizeof(name));
-		r = read_file(dir_fd, name, dec, scratch, cpu_cap, &o, since_ns, until_ns);
+		r = read_file(dir_fd, name, &file, dec, cpu_cap, &o, since_ns, until_ns);
 	}
 	for (uint32_t i = 0; i < head.n && r == 0; i++)
 		r = take(&o,
@@ -949,7 +1030,7 @@ out:
 	close(dir_fd);
 	free(head.data);
 	free(files);
-	free(scratch);
+	free(file.data);
 	pw_store_decoder_free(dec);
 	if (r < 0) {
 		free(o.data);

@@ -412,6 +412,31 @@ static int gather_samples(struct pw_http_history *hh, int64_t since_ns, int64_t 
 	return r;
 }
 
+static char *gathered_at(const struct gathered *g, char *array, uint32_t i)
+{
+	return array + (size_t)i * g->point_size;
+}
+
+/* How many samples the ring may hold after end_ns up to until_ns, a few more for jitter: the room the
+ * samples after the last minute take (the minute being summed). */
+static uint32_t samples_after(const struct pw_http_history *hh, int64_t end_ns, int64_t until_ns)
+{
+	uint32_t cap = pw_ring_capacity(pw_sampler_history(hh->sampler));
+	uint64_t n =
+	        until_ns > end_ns ? ((uint64_t)until_ns - (uint64_t)end_ns) / (uint64_t)hh->interval_ns : 0;
+	n += n / 64 + 8;
+	return n < cap ? (uint32_t)n : cap;
+}
+
+/* The minute at i has no min or max point of its own (bit 0: min, bit 1: max): its mean stands in. */
+static void minute_defaults(struct gathered *g, uint32_t i, unsigned have)
+{
+	if (!(have & 1u))
+		memcpy(gathered_at(g, g->mins, i), gathered_at(g, g->points, i), g->point_size);
+	if (!(have & 2u))
+		memcpy(gathered_at(g, g->maxs, i), gathered_at(g, g->points, i), g->point_size);
+}
+
 /* The minutes tier's means, mins and maxs with since < minute <= until; *ret_end_ns: the end of the
  * last minute found (since_ns when none). */
 static int gather_minutes(struct pw_http_history *hh, int64_t since_ns, int64_t until_ns, struct gathered *g,
@@ -422,31 +447,44 @@ static int gather_minutes(struct pw_http_history *hh, int64_t since_ns, int64_t 
 	                               g->point_size, since_ns, until_ns, DISK_POINTS_BYTES / g->point_size,
 	                               &disk);
 	int r = got < 0 ? got : 0;
+	uint32_t means = 0;
+	unsigned have = 3; /* of the minute at g->n - 1 */
 
 	*ret_end_ns = since_ns;
+	/* Room for every minute at once: grown a minute at a time, the arrays were copied over and over,
+	 * and each minute was copied five times (its mean into all three arrays, then its min and max):
+	 * a fifth of a day's answer. */
+	int64_t end_ns = since_ns;
+	for (int i = 0; i < got; i++) {
+		const struct pw_history_point *p =
+		        (const void *)((const char *)disk + (size_t)i * g->point_size);
+		if (PW_HISTORY_STAT(p->flags) == PW_HISTORY_MEAN)
+			means++, end_ns = p->real_ns + PW_HISTORY_MINUTE_NS - 1;
+	}
+	if (means && r == 0)
+		r = gathered_reserve(g, means + samples_after(hh, end_ns, until_ns), true);
 	for (int i = 0; i < got && r == 0; i++) {
 		const struct pw_history_point *p =
 		        (const void *)((const char *)disk + (size_t)i * g->point_size);
 		unsigned kind = PW_HISTORY_STAT(p->flags);
 		if (kind == PW_HISTORY_MEAN) {
-			if ((r = gathered_reserve(g, 1, true)) < 0)
-				break;
-			/* min and max default to the mean until their points come */
-			memcpy(g->points + (size_t)g->n * g->point_size, p, g->point_size);
-			memcpy(g->mins + (size_t)g->n * g->point_size, p, g->point_size);
-			memcpy(g->maxs + (size_t)g->n * g->point_size, p, g->point_size);
+			if (g->n)
+				minute_defaults(g, g->n - 1, have);
+			memcpy(gathered_at(g, g->points, g->n), p, g->point_size);
 			g->counts[g->n++] = PW_HISTORY_COUNT(p->flags) ? PW_HISTORY_COUNT(p->flags) : 1;
+			have = 0;
 			*ret_end_ns = p->real_ns + PW_HISTORY_MINUTE_NS - 1;
 		} else if (g->n && (kind == PW_HISTORY_MIN || kind == PW_HISTORY_MAX) &&
-		           ((const struct pw_history_point *)(const void *)(g->points +
-		                                                            (size_t)(g->n - 1) *
-		                                                                    g->point_size))
+		           ((const struct pw_history_point *)(const void *)gathered_at(g, g->points,
+		                                                                       g->n - 1))
 		                           ->real_ns == p->real_ns) {
-			memcpy((kind == PW_HISTORY_MIN ? g->mins : g->maxs) +
-			               (size_t)(g->n - 1) * g->point_size,
-			       p, g->point_size);
+			memcpy(gathered_at(g, kind == PW_HISTORY_MIN ? g->mins : g->maxs, g->n - 1), p,
+			       g->point_size);
+			have |= kind == PW_HISTORY_MIN ? 1u : 2u;
 		}
 	}
+	if (r == 0 && g->n)
+		minute_defaults(g, g->n - 1, have);
 	free(disk);
 	return r;
 }

@@ -4,6 +4,7 @@
  * 16-CPU host is half a million values, and snprintf("%g") would dominate the render. */
 #include "history_json.h"
 
+#include "history_lines.h"
 #include "prefault.h"
 
 #include <errno.h>
@@ -13,13 +14,14 @@
 #include <string.h>
 #include <time.h>
 
-#define MAX_LINE_SERIES 16
+#define MAX_LINE_SERIES PW_HISTORY_LINES_SHOWN
 #define NS INT64_C(1000000000)
 
 /* One column: a signal, and which CPU, line or softirq type. */
 struct series {
 	struct pw_history_series id;
 	struct pw_history_reader reader; /* of id */
+	int line;                        /* a line series: its index in render's lines; else -1 */
 	char key[80];                    /* "percpu_busy_ratio.cpu3": the CSV column, the page's handle */
 };
 
@@ -39,7 +41,9 @@ struct render {
 	uint32_t nseries;
 	struct row *rows; /* what each column holds, in order: points or steps, and gaps */
 	uint32_t nrows;
-	bool agg; /* rows are steps: mean, min, max */
+	bool agg;                                     /* rows are steps: mean, min, max */
+	char lines[MAX_LINE_SERIES][PW_IRQ_NAME_MAX]; /* the line series' lines */
+	struct pw_history_line_slots slots[3];        /* their slots in points, mins, maxs */
 };
 
 static const struct pw_history_point *point_in(const struct pw_history_window *w, const void *points,
@@ -55,9 +59,14 @@ static const struct pw_history_point *point(const struct pw_history_window *w, u
 	                                                       (size_t)i * w->point_size);
 }
 
-/* The figure of one series at one point, in base units; NAN when unknown. */
-static double value(const struct series *se, const struct pw_history_point *p)
+enum { POINTS, MINS, MAXS }; /* which of the window's arrays a point is from */
+
+/* The figure of one series at one point (of the array `from`), in base units; NAN when unknown. */
+static inline double value(struct render *r, const struct series *se, const struct pw_history_point *p,
+                           int from)
 {
+	if (se->line >= 0)
+		return pw_history_line_rate(&r->slots[from], (uint32_t)se->line, p);
 	return pw_history_read(&se->reader, p);
 }
 
@@ -85,6 +94,35 @@ static const uint64_t pow10_16[16] = {1,
                                       1000000000000000};
 
 #define FIXED_MAX 24 /* "-9000000000000000" and a point: the most write_fixed writes */
+
+/* The point and decimals (1 to 4) digits of frac (not 0) at dst, trailing zeros dropped; returns
+ * the end. Pairs from the table and zeros trimmed as characters: a division per digit was the
+ * longest chain of write_fixed, and most figures are shares with four decimals. */
+static char *write_fraction(char *dst, unsigned frac, int decimals)
+{
+	char *p = dst + 1;
+	*dst = '.';
+	switch (decimals) {
+	case 1:
+		p[0] = (char)('0' + frac);
+		break;
+	case 2:
+		memcpy(p, &pw_digit_pairs[frac * 2], 2);
+		break;
+	case 3:
+		memcpy(p, &pw_digit_pairs[frac / 10 * 2], 2);
+		p[2] = (char)('0' + frac % 10);
+		break;
+	default:
+		memcpy(p, &pw_digit_pairs[frac / 100 * 2], 2);
+		memcpy(p + 2, &pw_digit_pairs[frac % 100 * 2], 2);
+		break;
+	}
+	p += decimals;
+	while (p[-1] == '0')
+		p--;
+	return p;
+}
 
 /* value rounded to decimals places (0 to 4), trailing zeros dropped, or "null" (unknown, or too
  * large to round exactly), written at dst; returns the end. dst has room for FIXED_MAX bytes. */
@@ -120,9 +158,6 @@ static char *write_fixed(char *dst, double v, int decimals)
 		break;
 	}
 	uint64_t frac = u - whole * pow10[decimals];
-	int d = frac ? decimals : 0;
-	while (d > 0 && frac % 10 == 0) /* trailing zeros of the fraction */
-		frac /= 10, d--;
 	int digits = 1;
 	while (digits < 16 && whole >= pow10_16[digits])
 		digits++;
@@ -139,14 +174,11 @@ static char *write_fixed(char *dst, double v, int decimals)
 	} else
 		*--p = (char)('0' + whole);
 	p = dst + digits;
-	if (d > 0) {
-		*p = '.';
-		for (int k = d; k > 0; k--, frac /= 10)
-			p[k] = (char)('0' + frac % 10);
-		p += d + 1;
-	}
-	return p;
+	if (frac == 0)
+		return p;
+	return write_fraction(p, (unsigned)frac, decimals);
 }
+
 static void put_fixed(struct pw_outbuf *out, double v, int decimals)
 {
 	if (pw_outbuf_reserve(out, FIXED_MAX) == 0)
@@ -189,12 +221,22 @@ static void key_of(struct series *se, const char *suffix)
 			*c = '_';
 }
 
+static bool same_lines(const struct pw_history_point *a, const struct pw_history_point *b)
+{
+	for (int k = 0; k < PW_HISTORY_LINES; k++)
+		if (memcmp(a->lines[k].irq, b->lines[k].irq, PW_IRQ_NAME_MAX) != 0)
+			return false;
+	return true;
+}
+
 /* The busiest lines of the window: every name any point kept, newest points first. */
 static uint32_t window_lines(const struct pw_history_window *w, char names[][PW_IRQ_NAME_MAX])
 {
 	uint32_t n = 0;
 	for (uint32_t i = w->npoints; i-- > 0 && n < MAX_LINE_SERIES;) {
 		const struct pw_history_point *p = point(w, i);
+		if (i + 1 < w->npoints && same_lines(p, point(w, i + 1)))
+			continue; /* nearly always: the names were looked up a point ago */
 		for (int k = 0; k < PW_HISTORY_LINES && n < MAX_LINE_SERIES; k++) {
 			uint32_t j = 0;
 			if (!p->lines[k].irq[0])
@@ -219,8 +261,7 @@ static uint32_t window_ncpu(const struct pw_history_window *w)
 
 static int plan_series(struct render *r)
 {
-	char lines[MAX_LINE_SERIES][PW_IRQ_NAME_MAX];
-	uint32_t nlines = window_lines(r->w, lines), ncpu = window_ncpu(r->w);
+	uint32_t nlines = window_lines(r->w, r->lines), ncpu = window_ncpu(r->w);
 	size_t cap = PW_HS_COUNT + MAX_LINE_SERIES + PW_SOFTIRQ_COUNT + (size_t)ncpu * PW_HS_COUNT;
 	char suffix[48];
 
@@ -237,9 +278,10 @@ static int plan_series(struct render *r)
 			struct series *se = &r->series[r->nseries++];
 			se->id.signal = s;
 			se->id.inst = i;
+			se->line = s == PW_HS_LINE ? (int)i : -1;
 			if (s == PW_HS_LINE) {
-				memcpy(se->id.irq, lines[i], PW_IRQ_NAME_MAX);
-				snprintf(suffix, sizeof(suffix), "irq%.*s", PW_IRQ_NAME_MAX, lines[i]);
+				memcpy(se->id.irq, r->lines[i], PW_IRQ_NAME_MAX);
+				snprintf(suffix, sizeof(suffix), "irq%.*s", PW_IRQ_NAME_MAX, r->lines[i]);
 			} else if (s == PW_HS_SOFTIRQ_TYPE) {
 				snprintf(suffix, sizeof(suffix), "%s", pw_softirq_name(i));
 			} else if (s >= PW_HS_PERCPU_BUSY) {
@@ -249,6 +291,8 @@ static int plan_series(struct render *r)
 			pw_history_reader_init(&se->reader, &se->id);
 		}
 	}
+	for (int k = 0; k < 3; k++)
+		pw_history_line_slots_init(&r->slots[k], (const char(*)[PW_IRQ_NAME_MAX])r->lines, nlines);
 	return 0;
 }
 
@@ -356,6 +400,8 @@ static int64_t ms(int64_t ns)
  * are series, a block of rows for CSV. One walk over the points per block, not per series: a
  * series reads one cache line of a point, and an hour of them is megabytes. */
 #define BLOCK_VALUES 65536
+#define PREFAULT_TEXT_MIN (64u << 10)
+#define PREFAULT_TEXT_ROUND (256u << 10)
 
 static uint32_t nstats(const struct render *r)
 {
@@ -363,16 +409,16 @@ static uint32_t nstats(const struct render *r)
 }
 
 /* mean, min and max of a series over one row's points; NAN when none had the figure. */
-static void stats(const struct pw_history_window *w, const struct series *se, const struct row *row,
-                  double ret[3])
+static void stats(struct render *r, const struct series *se, const struct row *row, double ret[3])
 {
+	const struct pw_history_window *w = r->w;
 	double sum = 0, lo = INFINITY, hi = -INFINITY, n = 0;
 	for (uint32_t i = row->first; i < row->end; i++) {
-		double v = value(se, point(w, i)), weight = w->counts ? w->counts[i] : 1;
+		double v = value(r, se, point(w, i), POINTS), weight = w->counts ? w->counts[i] : 1;
 		if (!isfinite(v))
 			continue;
-		double vlo = w->mins ? value(se, point_in(w, w->mins, i)) : v;
-		double vhi = w->maxs ? value(se, point_in(w, w->maxs, i)) : v;
+		double vlo = w->mins ? value(r, se, point_in(w, w->mins, i), MINS) : v;
+		double vhi = w->maxs ? value(r, se, point_in(w, w->maxs, i), MAXS) : v;
 		vlo = isfinite(vlo) ? vlo : v;
 		vhi = isfinite(vhi) ? vhi : v;
 		sum += v * weight;
@@ -388,7 +434,7 @@ static void stats(const struct pw_history_window *w, const struct series *se, co
 /* The figures of series [s0, s0 + ns) in rows [r0, r0 + nr) into
  * v[((s - s0) * nr + (k - r0)) * nstats + stat]: the point's, or the step's mean, min and max; NAN
  * where unknown and in gap rows. */
-static void extract(const struct render *r, uint32_t s0, uint32_t ns, uint32_t r0, uint32_t nr, double *v)
+static void extract(struct render *r, uint32_t s0, uint32_t ns, uint32_t r0, uint32_t nr, double *v)
 {
 	uint32_t nst = nstats(r);
 	for (uint32_t k = 0; k < nr; k++) {
@@ -398,33 +444,38 @@ static void extract(const struct render *r, uint32_t s0, uint32_t ns, uint32_t r
 			if (row->first == row->end)
 				out[0] = out[nst - 1] = out[nst / 2] = NAN;
 			else if (!r->agg)
-				out[0] = value(&r->series[s0 + s], point(r->w, row->first));
+				out[0] = value(r, &r->series[s0 + s], point(r->w, row->first), POINTS);
 			else
-				stats(r->w, &r->series[s0 + s], row, out);
+				stats(r, &r->series[s0 + s], row, out);
 		}
 	}
 }
 
 /* How many series or rows (of `across` figures each, of `count` in all) make a block, and the
- * block's memory (NULL: out of memory). */
+ * block's memory (NULL: out of memory), faulted in: 512 KiB is a fresh mapping per answer, and its
+ * faults were a quarter of those of an hour's render. */
 static double *block_new(const struct render *r, uint32_t across, uint32_t count, uint32_t *ret_per_block)
 {
 	size_t unit = (size_t)across * nstats(r), n = unit ? BLOCK_VALUES / unit : count;
 	n = n < 1 ? 1 : n > count ? count : n;
 	*ret_per_block = (uint32_t)n;
-	return malloc((n * unit + 1) * sizeof(double));
+	double *block = malloc((n * unit + 1) * sizeof(double));
+	if (block)
+		pw_prefault(block, (n * unit + 1) * sizeof(double));
+	return block;
 }
 
 /* Room for the text of the next n figures, faulted in with one call: an hour's answer is megabytes
  * of fresh pages, and a fault per page cost a third of its render on a VM. The guess is what the
- * figures so far took (done of them in `since` bytes), a tenth more: a guess too high would be
- * memory a tight limit has no room for; the first block, and what a low guess misses, fault as
- * usual. */
+ * figures so far took (done of them in `since` bytes), a tenth more, or before any two bytes a
+ * figure ("0,"), the least one takes: a guess too high would be memory a tight limit has no room
+ * for. pw_prefault does nothing below 256 KiB, so a guess of 64 KiB or more is rounded up to it
+ * (the blocks of a 16-CPU hour fell just short, and their pages faulted one by one). */
 static void prefault_text(struct pw_outbuf *out, size_t n, size_t done, size_t since)
 {
-	if (done == 0)
-		return;
-	size_t bytes = (out->len - since) / done * n * 11 / 10;
+	size_t bytes = done ? (out->len - since) * n / done * 11 / 10 : 2 * n;
+	if (bytes >= PREFAULT_TEXT_MIN && bytes < PREFAULT_TEXT_ROUND)
+		bytes = PREFAULT_TEXT_ROUND;
 	if (pw_outbuf_reserve(out, bytes) == 0)
 		pw_prefault(out->data + out->len, bytes);
 }

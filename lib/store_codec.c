@@ -321,11 +321,20 @@ int pw_store_encode(enum pw_store_frame_type type, const struct pw_store_dict *d
 
 /* ---- decoding ---- */
 
+/* Where a series' stored integer goes into a point as it is, when pw_history_series_set would
+ * scale it by the quantum and back to the same uint16 (a share in 1/10000 kept in 1/10000). */
+struct direct {
+	uint32_t offset; /* of the uint16 in the point; 0: through pw_history_series_set */
+	uint32_t cpu;    /* the per-CPU figure's CPU; UINT32_MAX for a host figure */
+};
+
 struct pw_store_decoder {
 	struct pw_store_dict dict;
 	bool have_dict;
 	unsigned char *raw; /* inflated payload */
 	size_t raw_cap;
+	struct direct *direct; /* [dict.n] */
+	uint32_t direct_cap;
 };
 
 struct pw_store_decoder *pw_store_decoder_new(void)
@@ -339,6 +348,7 @@ void pw_store_decoder_free(struct pw_store_decoder *dec)
 		return;
 	pw_store_dict_done(&dec->dict);
 	free(dec->raw);
+	free(dec->direct);
 	free(dec);
 }
 
@@ -472,6 +482,54 @@ static struct pw_history_point *point_mut(void *points, size_t point_size, uint3
 	return (struct pw_history_point *)(void *)((char *)points + (size_t)i * point_size);
 }
 
+/* Each series of the dictionary just decoded: whether its integers go into points as they are. They
+ * do when the series is a uint16 read back divided by 1/quantum: pw_history_series_set would
+ * compute nearbyint(k * quantum * div), which is k for every k below PW_HISTORY_UNKNOWN (the error
+ * of two roundings is far below a half). Setting each value through the signal's switch, a
+ * multiplication and a library call to nearbyint was a tenth of reading an hour from disk. */
+static int resolve_direct(struct pw_store_decoder *dec)
+{
+	const struct pw_store_dict *d = &dec->dict;
+	if (d->n > dec->direct_cap) {
+		struct direct *w = realloc(dec->direct, d->n * sizeof(*w));
+		if (!w)
+			return -ENOMEM;
+		dec->direct = w;
+		dec->direct_cap = d->n;
+	}
+	for (uint32_t s = 0; s < d->n; s++) {
+		struct pw_history_reader r;
+		dec->direct[s] = (struct direct){0, UINT32_MAX};
+		if (!d->known[s])
+			continue;
+		pw_history_reader_init(&r, &d->series[s]);
+		if ((r.kind != PW_READ_U16 && r.kind != PW_READ_CPU_U16) ||
+		    fabs(d->quantum[s] * r.div - 1) > 1e-9)
+			continue;
+		dec->direct[s].offset = r.offset;
+		if (r.kind == PW_READ_CPU_U16)
+			dec->direct[s].cpu = r.cpu;
+	}
+	return 0;
+}
+
+/* Put the stored integer k of series s into p, directly when it can (see resolve_direct); else
+ * false. */
+static bool put_direct(const struct direct *w, struct pw_history_point *p, int64_t k)
+{
+	if (!w->offset || k < 0 || k >= PW_HISTORY_UNKNOWN)
+		return false;
+	uint16_t v = (uint16_t)k;
+	if (w->cpu == UINT32_MAX) {
+		memcpy((char *)p + w->offset, &v, sizeof(v));
+		return true;
+	}
+	if (w->cpu >= p->ncpu) /* pw_history_series_set marks the CPUs up to it unknown first */
+		return false;
+	memcpy((char *)&p->cpus[w->cpu] + w->offset, &v, sizeof(v));
+	return true;
+}
+
 static int get_points(struct pw_store_decoder *dec, struct cursor *c, void *points, size_t point_size,
                       uint32_t cpu_cap, uint32_t cap)
 {
@@ -516,9 +574,10 @@ static int get_points(struct pw_store_decoder *dec, struct cursor *c, void *poin
 			prev += delta;
 			if (prev > (INT64_C(1) << 53) || prev < -(INT64_C(1) << 53))
 				return -EBADMSG;
-			if (dec->dict.known[s])
-				pw_history_series_set(&dec->dict.series[s], point_mut(points, point_size, i),
-				                      cpu_cap, (double)prev * dec->dict.quantum[s]);
+			struct pw_history_point *p = point_mut(points, point_size, i);
+			if (dec->dict.known[s] && !put_direct(&dec->direct[s], p, prev))
+				pw_history_series_set(&dec->dict.series[s], p, cpu_cap,
+				                      (double)prev * dec->dict.quantum[s]);
 		}
 	}
 	return c->p == c->end ? (int)n : -EBADMSG;
@@ -552,7 +611,7 @@ int pw_store_decode(struct pw_store_decoder *dec, const void *buf, size_t len, v
 		c = (struct cursor){payload, payload + payload_len, false};
 	}
 	if (type != PW_STORE_ROW) {
-		if ((r = get_dict(&c, &dec->dict)) < 0)
+		if ((r = get_dict(&c, &dec->dict)) < 0 || (r = resolve_direct(dec)) < 0)
 			return r;
 		dec->have_dict = true;
 	} else if (!dec->have_dict) {
