@@ -55,9 +55,9 @@ struct pw_disk_writer {
 	struct record *head, *tail;
 	int64_t batch_first_ns; /* the first point queued since the writer was last woken; 0: none */
 	int64_t last_point_ns;  /* the newest point queued: the interval comes from it */
-	size_t queued;       /* records waiting or being written */
-	size_t queued_bytes; /* and their bytes: what the bound counts */
-	void *slot;          /* the baselines snapshot waiting, when slot_pending */
+	size_t queued;          /* records waiting or being written */
+	size_t queued_bytes;    /* and their bytes: what the bound counts */
+	void *slot;             /* the baselines snapshot waiting, when slot_pending */
 	int slot_len;
 	int64_t slot_ns;
 	bool slot_pending, slot_final;

@@ -58,7 +58,7 @@ struct pw_notifier {
 	struct pw_file_stats file_published; /* the queue file's saves */
 	atomic_int_fast64_t save_since;      /* monotonic start of the save in progress; 0: none */
 	atomic_bool stop;
-	CURLM *multi; /* curl_multi_wakeup is the one call other threads make on it */
+	CURLM *multi;    /* curl_multi_wakeup is the one call other threads make on it */
 	bool curl_ready; /* curl_global_init succeeded: cleaned up with it */
 
 	/* The notifier's thread only. */

@@ -71,7 +71,7 @@ CURL *pw_send_new(const struct pw_receiver *r, const char *url, const struct cur
 	pw_curl.easy_setopt(e, CURLOPT_HTTPHEADER, headers);
 	pw_curl.easy_setopt(e, CURLOPT_TIMEOUT_MS, timeout_ms);
 	pw_curl.easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
-	                 timeout_ms < CONNECT_TIMEOUT_MS ? timeout_ms : CONNECT_TIMEOUT_MS);
+	                    timeout_ms < CONNECT_TIMEOUT_MS ? timeout_ms : CONNECT_TIMEOUT_MS);
 	pw_curl.easy_setopt(e, CURLOPT_ERRORBUFFER, reply->error);
 	pw_curl.easy_setopt(e, CURLOPT_WRITEFUNCTION, keep_answer);
 	pw_curl.easy_setopt(e, CURLOPT_WRITEDATA, reply);
