@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #ifndef PW_LIBCURL_SONAME
-#error "PW_LIBCURL_SONAME: the build names the libcurl the headers belong to (daemon/CMakeLists.txt)"
+#error "PW_LIBCURL_SONAME: the build names the libcurl the headers belong to (the top CMakeLists.txt)"
 #endif
 
 struct pw_curl_api pw_curl;
