@@ -677,9 +677,9 @@ static int encode_row(struct pw_history_tier *st, const struct pw_history_point 
 			return r;
 		same = st->head_has_dict && pw_store_dict_equal(&st->row_dict, &st->head_dict);
 	}
-	if ((r = pw_store_encode(same ? PW_STORE_ROW : PW_STORE_ROW_DICT,
-	                         same ? &st->head_dict : &st->row_dict, p, st->point_size, 1, &st->pending)) <
-	    0) {
+	r = pw_store_encode(same ? PW_STORE_ROW : PW_STORE_ROW_DICT, same ? &st->head_dict : &st->row_dict, p,
+	                    st->point_size, 1, &st->pending);
+	if (r < 0) {
 		st->pending.len = len;
 		st->pending.failed = false;
 		return r;
