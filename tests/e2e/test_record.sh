@@ -49,8 +49,15 @@ size=$(stat -c %s "$rec")
 head -c $((size - 7)) "$rec" >"$PW_WORK/cut.pwrec"
 replay "$PW_WORK/cut.pwrec" >"$PW_WORK/cut.out" 2>"$PW_WORK/cut.err" || pw_fail "a cut file did not exit 0"
 grep -q "ends in a record cut short at offset" "$PW_WORK/cut.err" || pw_fail "cut not reported: $(cat "$PW_WORK/cut.err")"
+# flip_byte FILE OFFSET: invert the byte's bits (a byte set to a fixed value may already hold it).
+flip_byte() {
+	local byte
+	byte=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+	printf "\\x$(printf %02x $((byte ^ 0xff)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
 cp "$rec" "$PW_WORK/bad.pwrec"
-printf '\xff' | dd of="$PW_WORK/bad.pwrec" bs=1 seek=$((size / 2)) conv=notrunc status=none
+flip_byte "$PW_WORK/bad.pwrec" $((size / 2))
+cmp -s "$rec" "$PW_WORK/bad.pwrec" && pw_fail "the byte was not flipped"
 rc=0
 replay "$PW_WORK/bad.pwrec" >/dev/null 2>"$PW_WORK/bad.err" || rc=$?
 [ "$rc" = 1 ] || pw_fail "a corrupt record exited $rc, want 1"
@@ -133,7 +140,7 @@ grep -q "in 4 run(s)" "$PW_WORK/v2.err" && [ "$(od -An -tu4 -j8 -N4 "$PW_WORK/v2
 cp "$PW_WORK/two.pwrec" "$PW_WORK/torn.pwrec"
 # The first record's frame: after the 72-byte header and the schema block (its size at byte 64).
 first=$((72 + $(od -An -tu4 -j64 -N4 "$PW_WORK/two.pwrec")))
-printf '\xff' | dd of="$PW_WORK/torn.pwrec" bs=1 seek=$((first + 2)) conv=notrunc status=none
+flip_byte "$PW_WORK/torn.pwrec" $((first + 2))
 cp "$PW_WORK/torn.pwrec" "$PW_WORK/torn.orig"
 rc=0
 "$PERFWATCHD" --config /dev/null --procfs "$tree/proc" --sysfs "$tree/sys" --listen "127.0.0.1:$(pw_free_port)" \
