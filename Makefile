@@ -70,11 +70,12 @@ fuzz: fuzz-build
 
 # ThreadSanitizer: the ring's stress test (label stress) and the whole daemon under scrapes, reloads,
 # webhook deliveries, state saves, the recorder and CPU hotplug (label tsan, tests/tsan; about a
-# minute). Both need only these targets, not the whole tree.
+# minute), and streamed /history answers read, dropped and cut by a stop (tests/tsan/test_tsan_stream.sh,
+# on a store make_store writes). They need only these targets, not the whole tree.
 # setarch -R: clang-14's TSan cannot map its shadow under the 32-bit mmap randomisation of newer kernels.
 test-tsan:
 	CC=clang cmake -S . -B $(BUILD_TSAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPW_WERROR=ON -DPW_SANITIZE=thread -DPW_TESTS=ON
-	cmake --build $(BUILD_TSAN) -j $(JOBS) --target stress_ring test_ring perfwatchd
+	cmake --build $(BUILD_TSAN) -j $(JOBS) --target stress_ring test_ring perfwatchd make_store
 	cd $(BUILD_TSAN) && setarch "$$(uname -m)" -R ctest --output-on-failure -L 'stress|tsan'
 
 bench: build

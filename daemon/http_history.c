@@ -6,7 +6,8 @@
  * All of that runs on a thread of its own (pw-history): a day from disk takes tens of milliseconds,
  * and on MHD's one thread a /metrics scrape would wait behind it. MHD's thread copies the request,
  * suspends the connection and queues it; the history thread makes the answer and resumes the
- * connection; MHD's thread queues the answer. Requests are answered in order, one at a time. */
+ * connection; MHD's thread queues the answer. Requests are answered in order, one at a time. A long
+ * answer is queued once its first block is made, and sent while the rest is (history_stream.h). */
 #define _GNU_SOURCE /* strcasestr, pthread_setname_np */
 #include "http_history.h"
 #include "http_respond.h"
@@ -17,6 +18,7 @@
 #include "history_json.h"
 #include "history_query.h"
 #include "history_store.h"
+#include "history_stream.h"
 #include "history_tier.h"
 #include "history_transitions.h"
 #include "outbuf.h"
@@ -37,6 +39,9 @@
 #define TRANSITIONS_CAP 256
 #define DISK_TRANSITIONS_CAP 2048 /* from the store's file: the newest in the window */
 #define GZIP_MIN_BYTES (64 * 1024)
+/* An answer that reaches this is sent as it is made (history_stream.h); a smaller one goes whole,
+ * with its length. */
+#define STREAM_MIN_BYTES (256 * 1024)
 /* Bodies above this (main.c's mmap threshold: their buffers are mappings of their own) are handed
  * to libmicrohttpd, freed once sent, and the heap trimmed: the whole hour is asked for rarely (a
  * page's first load), the live updates are small, so keeping the capacity would only keep RSS. */
@@ -489,8 +494,34 @@ static int gather_minutes(struct pw_http_history *hh, int64_t since_ns, int64_t 
 	return r;
 }
 
-/* The history thread: job's answer. */
-static void render(struct pw_http_history *hh, struct pw_http_history_job *job)
+/* Where the history thread streams an answer (pw_history_sink): the first flush makes the streamed
+ * response and hands it to MHD's thread, and the job with it. */
+struct stream_sink {
+	struct pw_http_history_job *job; /* NULL once handed over */
+	const char *type;
+	struct pw_history_stream *stream;
+};
+
+static int stream_flush(void *ctx, struct pw_outbuf *out)
+{
+	struct stream_sink *ss = ctx;
+	if (!ss->stream) {
+		struct MHD_Response *resp;
+		if (!(ss->stream = pw_history_stream_new(ss->job->conn, &resp)))
+			return -ENOMEM;
+		ss->job->status = MHD_HTTP_OK;
+		ss->job->type = ss->type;
+		ss->job->encoding = NULL;
+		ss->job->resp = resp;
+		MHD_resume_connection(ss->job->conn); /* MHD's thread queues it, and frees the job */
+		ss->job = NULL;
+	}
+	return pw_history_stream_push(ss->stream, out);
+}
+
+/* The history thread: job's answer. Returns true when the answer was streamed (the connection was
+ * resumed, and the job is MHD's). */
+static bool render(struct pw_http_history *hh, struct pw_http_history_job *job)
 {
 	const struct pw_ring *ring = pw_sampler_history(hh->sampler);
 	struct pw_history_query q;
@@ -501,12 +532,12 @@ static void render(struct pw_http_history *hh, struct pw_http_history_job *job)
 
 	if (job->args.overflow) {
 		answer_text(job, MHD_HTTP_BAD_REQUEST, "too many parameters");
-		return;
+		return false;
 	}
 	if (pw_history_query_parse(job->args.a, job->args.n, job->accept, w.now_real_ns, hh->history_ns, &q,
 	                           err, sizeof(err)) < 0) {
 		answer_text(job, MHD_HTTP_BAD_REQUEST, err);
-		return;
+		return false;
 	}
 
 	/* Steps of whole minutes come from the minutes tier, and so does a long window without a step
@@ -530,12 +561,12 @@ static void render(struct pw_http_history *hh, struct pw_http_history_job *job)
 		         "or steps of whole minutes (?step=1m)",
 		         (size_t)(DISK_POINTS_BYTES / g.point_size));
 		answer_text(job, MHD_HTTP_BAD_REQUEST, err);
-		return;
+		return false;
 	}
 	if (r < 0) {
 		gathered_free(&g);
 		answer_text(job, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
-		return;
+		return false;
 	}
 	w.points = g.points;
 	w.mins = g.mins;
@@ -546,14 +577,27 @@ static void render(struct pw_http_history *hh, struct pw_http_history_job *job)
 	struct pw_irq_line *lines = window_context(hh, &q, &w) ? line_names(hh, &w.nlines) : NULL;
 	w.lines = lines;
 
-	int e = pw_history_render(&hh->body, &q, &w, err, sizeof(err));
+	const char *type = q.format == PW_HISTORY_CSV ? "text/csv; charset=utf-8" : "application/json";
+	/* Streamed, unless it is to be gzipped: that takes the whole body. */
+	struct stream_sink ss = {.job = job, .type = type};
+	struct pw_history_sink sink = {.flush = stream_flush, .ctx = &ss, .min_bytes = STREAM_MIN_BYTES};
+	bool gzip = pw_gzip_accepted(job->accept_encoding);
+	int e = pw_history_render(&hh->body, &q, &w, gzip ? NULL : &sink, err, sizeof(err));
 	free(lines);
 	gathered_free(&g);
+	if (ss.stream) { /* the rest and the end; a failure now can only cut the answer short */
+		if (e == 0)
+			e = pw_history_stream_push(ss.stream, &hh->body);
+		pw_history_stream_end(ss.stream, e < 0);
+		pw_outbuf_done(&hh->body);
+		return true;
+	}
 	if (e < 0) {
 		answer_text(job, e == -E2BIG ? MHD_HTTP_BAD_REQUEST : MHD_HTTP_INTERNAL_SERVER_ERROR, err);
-		return;
+		return false;
 	}
-	answer_body(hh, job, q.format == PW_HISTORY_CSV ? "text/csv; charset=utf-8" : "application/json");
+	answer_body(hh, job, type);
+	return false;
 }
 
 /* ---- the history thread and its queue ---- */
@@ -590,11 +634,13 @@ static void *history_main(void *arg)
 		hh->queued--;
 		bool stopping = hh->stopping;
 		pthread_mutex_unlock(&hh->lock);
+		bool streamed = false;
 		if (stopping)
 			answer_text(job, MHD_HTTP_SERVICE_UNAVAILABLE, "perfwatchd is stopping");
 		else
-			render(hh, job);
-		MHD_resume_connection(job->conn); /* MHD's thread queues the answer */
+			streamed = render(hh, job);
+		if (!streamed)
+			MHD_resume_connection(job->conn); /* MHD's thread queues the answer */
 		pthread_mutex_lock(&hh->lock);
 	}
 	pthread_mutex_unlock(&hh->lock);

@@ -44,6 +44,8 @@ struct render {
 	bool agg;                                     /* rows are steps: mean, min, max */
 	char lines[MAX_LINE_SERIES][PW_IRQ_NAME_MAX]; /* the line series' lines */
 	struct pw_history_line_slots slots[3];        /* their slots in points, mins, maxs */
+	const struct pw_history_sink *sink;           /* NULL: the whole answer stays in out */
+	size_t flushed;                               /* bytes handed to the sink so far */
 };
 
 static const struct pw_history_point *point_in(const struct pw_history_window *w, const void *points,
@@ -465,19 +467,38 @@ static double *block_new(const struct render *r, uint32_t across, uint32_t count
 	return block;
 }
 
+/* Bytes of the answer so far, flushed or not. */
+static size_t text_len(const struct render *r)
+{
+	return r->flushed + r->out->len;
+}
+
 /* Room for the text of the next n figures, faulted in with one call: an hour's answer is megabytes
  * of fresh pages, and a fault per page cost a third of its render on a VM. The guess is what the
- * figures so far took (done of them in `since` bytes), a tenth more, or before any two bytes a
- * figure ("0,"), the least one takes: a guess too high would be memory a tight limit has no room
- * for. pw_prefault does nothing below 256 KiB, so a guess of 64 KiB or more is rounded up to it
- * (the blocks of a 16-CPU hour fell just short, and their pages faulted one by one). */
-static void prefault_text(struct pw_outbuf *out, size_t n, size_t done, size_t since)
+ * figures so far took (done of them since the answer's byte `since`), a tenth more, or before any
+ * two bytes a figure ("0,"), the least one takes: a guess too high would be memory a tight limit has
+ * no room for. pw_prefault does nothing below 256 KiB, so a guess of 64 KiB or more is rounded up to
+ * it (the blocks of a 16-CPU hour fell just short, and their pages faulted one by one). */
+static void prefault_text(struct render *r, size_t n, size_t done, size_t since)
 {
-	size_t bytes = done ? (out->len - since) * n / done * 11 / 10 : 2 * n;
+	struct pw_outbuf *out = r->out;
+	size_t bytes = done ? (text_len(r) - since) * n / done * 11 / 10 : 2 * n;
 	if (bytes >= PREFAULT_TEXT_MIN && bytes < PREFAULT_TEXT_ROUND)
 		bytes = PREFAULT_TEXT_ROUND;
 	if (pw_outbuf_reserve(out, bytes) == 0)
 		pw_prefault(out->data + out->len, bytes);
+}
+
+/* Hand the text so far to the sink, once there is enough of it. Returns 0 or the sink's error. */
+static int flush_text(struct render *r)
+{
+	size_t n = r->out->len;
+	if (!r->sink || n < r->sink->min_bytes || !pw_outbuf_ok(r->out))
+		return 0;
+	int e = r->sink->flush(r->sink->ctx, r->out);
+	if (e == 0)
+		r->flushed += n;
+	return e;
 }
 
 /* One column (a series' values, or its means, mins or maxs) from its block: nrows figures,
@@ -616,22 +637,25 @@ static int render_json(struct render *r)
 	double *block = block_new(r, r->nrows, r->nseries, &per_block);
 	if (!block)
 		return -ENOMEM;
-	size_t since = out->len;
-	for (uint32_t s0 = 0; s0 < r->nseries; s0 += per_block) {
+	size_t since = text_len(r);
+	int e = 0;
+	for (uint32_t s0 = 0; s0 < r->nseries && e == 0; s0 += per_block) {
 		uint32_t ns = r->nseries - s0 < per_block ? r->nseries - s0 : per_block;
 		extract(r, s0, ns, 0, r->nrows, block);
-		prefault_text(out, (size_t)ns * r->nrows * nstats(r), (size_t)s0 * r->nrows * nstats(r),
-		              since);
+		prefault_text(r, (size_t)ns * r->nrows * nstats(r), (size_t)s0 * r->nrows * nstats(r), since);
 		for (uint32_t s = s0; s < s0 + ns; s++) {
 			if (s)
 				pw_outbuf_putc(out, ',');
 			json_series(r, &r->series[s], block + (size_t)(s - s0) * r->nrows * nstats(r));
 		}
+		e = flush_text(r);
 	}
+	free(block);
+	if (e < 0)
+		return e;
 	pw_outbuf_puts(out, "],");
 	json_transitions(r);
 	pw_outbuf_puts(out, "}\n");
-	free(block);
 	return 0;
 }
 
@@ -663,11 +687,12 @@ static int render_csv(struct render *r)
 	double *block = block_new(r, r->nseries, r->nrows, &per_block);
 	if (!block)
 		return -ENOMEM;
-	size_t since = out->len;
-	for (uint32_t r0 = 0; r0 < r->nrows; r0 += per_block) {
+	size_t since = text_len(r);
+	int e = 0;
+	for (uint32_t r0 = 0; r0 < r->nrows && e == 0; r0 += per_block) {
 		uint32_t nr = r->nrows - r0 < per_block ? r->nrows - r0 : per_block;
 		extract(r, 0, r->nseries, r0, nr, block);
-		prefault_text(out, (size_t)r->nseries * nr * nst, (size_t)r->nseries * r0 * nst, since);
+		prefault_text(r, (size_t)r->nseries * nr * nst, (size_t)r->nseries * r0 * nst, since);
 		for (uint32_t row = r0; row < r0 + nr; row++) {
 			csv_time(out, r->rows[row].time_ns);
 			for (uint32_t s = 0; s < r->nseries; s++) {
@@ -681,15 +706,16 @@ static int render_csv(struct render *r)
 			}
 			pw_outbuf_putc(out, '\n');
 		}
+		e = flush_text(r);
 	}
 	free(block);
-	return 0;
+	return e;
 }
 
 int pw_history_render(struct pw_outbuf *out, struct pw_history_query *q, const struct pw_history_window *w,
-                      char *err, size_t err_size)
+                      const struct pw_history_sink *sink, char *err, size_t err_size)
 {
-	struct render r = {.out = out, .q = q, .w = w};
+	struct render r = {.out = out, .q = q, .w = w, .sink = sink};
 	int e = plan_series(&r);
 
 	if (e == 0)
@@ -702,6 +728,8 @@ int pw_history_render(struct pw_outbuf *out, struct pw_history_query *q, const s
 	}
 	if (e == -ENOMEM)
 		snprintf(err, err_size, "out of memory");
+	else if (e < 0 && e != -E2BIG)
+		snprintf(err, err_size, "the answer was cut short: %s", strerror(-e));
 	free(r.series);
 	free(r.rows);
 	return e;

@@ -42,10 +42,22 @@ struct pw_history_window {
 	uint32_t nlines;
 };
 
-/* Render w as q asks into out (reset first). Without a step of its own (q->step_given false) an
- * answer over PW_HISTORY_MAX_VALUES gets a coarser step, written back into q->step_ns; with one, it
- * is refused. Returns 0; -E2BIG with a sentence in err; -ENOMEM. */
+/* Where a long answer goes while it is still being made, so its first bytes travel while the rest
+ * is rendered. Between blocks of figures, once out holds min_bytes or more, flush is called and takes
+ * all of out's bytes (out left empty); a negative return (the reader is gone) stops the render with
+ * that error. */
+struct pw_history_sink {
+	int (*flush)(void *ctx, struct pw_outbuf *out);
+	void *ctx;
+	size_t min_bytes;
+};
+
+/* Render w as q asks into out (reset first), and into sink as it goes when sink is not NULL (out
+ * then holds what was not flushed). Without a step of its own (q->step_given false) an answer over
+ * PW_HISTORY_MAX_VALUES gets a coarser step, written back into q->step_ns; with one, it is refused,
+ * before anything is written or flushed. Returns 0; -E2BIG with a sentence in err; -ENOMEM; the
+ * sink's error. */
 int pw_history_render(struct pw_outbuf *out, struct pw_history_query *q, const struct pw_history_window *w,
-                      char *err, size_t err_size);
+                      const struct pw_history_sink *sink, char *err, size_t err_size);
 
 #endif

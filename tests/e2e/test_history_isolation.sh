@@ -42,6 +42,32 @@ points=$(jq '.time_ms | length' "$PW_WORK/six-hours.json")
 echo "5 scrapes in $(((scrapes_done - scrapes_from) / 1000000)) ms while the window rendered" \
 	"(done $(((history_done - scrapes_done) / 1000000)) ms after them, $points rows)"
 
+# A long answer is sent as it is made (chunked), and is the same answer as the whole one (gzip):
+# an hour of the day on disk, a fixed window, its figures and times compared.
+until_s=$(($(date +%s) - 600))
+window="since=$((until_s - 3600))&until=$until_s"
+curl -s -D "$PW_WORK/streamed-head" -o "$PW_WORK/streamed.json" "$PW_URL/history?$window" ||
+	pw_fail "the streamed hour failed"
+grep -qi '^Transfer-Encoding: chunked' "$PW_WORK/streamed-head" ||
+	pw_fail "an hour of 16 CPUs was not streamed: $(tr -d '\r' <"$PW_WORK/streamed-head" | tr '\n' ' ')"
+curl -s --compressed -D "$PW_WORK/whole-head" -o "$PW_WORK/whole.json" "$PW_URL/history?$window" ||
+	pw_fail "the gzipped hour failed"
+grep -qi '^Content-Encoding: gzip' "$PW_WORK/whole-head" || pw_fail "the hour asked with gzip was not gzipped"
+figures='[.time_ms, (.signals | map([.key, .values]))]'
+[ "$(jq -c "$figures" "$PW_WORK/streamed.json")" = "$(jq -c "$figures" "$PW_WORK/whole.json")" ] ||
+	pw_fail "the streamed hour differs from the whole one"
+rows=$(jq '.time_ms | length' "$PW_WORK/streamed.json")
+[ "$rows" -ge 3000 ] || pw_fail "the streamed hour has $rows rows"
+# Clients that hang up mid-answer (after 64 KiB), and a HEAD: the daemon goes on answering.
+for _ in $(seq 10); do
+	curl -s -N "$PW_URL/history?since=-6h" 2>/dev/null | head -c 65536 >/dev/null || true
+done
+[ "$(curl -s -I -o /dev/null -w '%{http_code}' "$PW_URL/history?since=-1h")" = 200 ] || pw_fail "HEAD /history"
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$PW_URL/history?$window")" = 200 ] ||
+	pw_fail "no hour after clients hung up"
+pw_has_metric '^perfwatch_samples_total ' || pw_fail "no /metrics after clients hung up"
+echo "streamed: $rows rows in $(grep -c . "$PW_WORK/streamed.json") line(s), equal to the gzipped answer"
+
 # A crowd: 32 wait their turn, the rest are refused at once, nothing is lost.
 crowd=()
 for i in $(seq 40); do

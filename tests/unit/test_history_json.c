@@ -108,7 +108,7 @@ static json_t *render_json(struct pw_history_query *q, const struct pw_history_w
 	json_error_t jerr;
 
 	pw_outbuf_init(&out);
-	ck_assert_msg(pw_history_render(&out, q, w, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(pw_history_render(&out, q, w, NULL, err, sizeof(err)) == 0, "%s", err);
 	json_t *doc = json_loadb(out.data, out.len, 0, &jerr);
 	ck_assert_msg(doc != NULL, "not JSON: %s: %.*s", jerr.text, (int)(out.len < 300 ? out.len : 300),
 	              out.data);
@@ -211,7 +211,7 @@ START_TEST(test_csv)
 
 	q.format = PW_HISTORY_CSV;
 	pw_outbuf_init(&out);
-	ck_assert_int_eq(pw_history_render(&out, &q, &w, err, sizeof(err)), 0);
+	ck_assert_int_eq(pw_history_render(&out, &q, &w, NULL, err, sizeof(err)), 0);
 	pw_outbuf_putc(&out, '\0');
 	ck_assert_msg(strncmp(out.data,
 	                      "time,interrupts_per_second,context_switches_per_second,percpu_busy_ratio.cpu0,"
@@ -221,7 +221,7 @@ START_TEST(test_csv)
 	              "%s", out.data);
 	q.step_ns = 5 * NS;
 	q.signals = BIT(PW_HS_INTR);
-	ck_assert_int_eq(pw_history_render(&out, &q, &w, err, sizeof(err)), 0);
+	ck_assert_int_eq(pw_history_render(&out, &q, &w, NULL, err, sizeof(err)), 0);
 	pw_outbuf_putc(&out, '\0');
 	ck_assert_str_eq(
 	        out.data,
@@ -252,14 +252,92 @@ START_TEST(test_size_bound)
 
 	q.until_ns = T0 + 3601 * NS;
 	pw_outbuf_init(&out);
-	ck_assert_int_eq(pw_history_render(&out, &q, &w, err, sizeof(err)), -E2BIG);
+	ck_assert_int_eq(pw_history_render(&out, &q, &w, NULL, err, sizeof(err)), -E2BIG);
 	ck_assert_msg(strstr(err, "over the limit") && strstr(err, "step"), "%s", err);
 	q.step_given = false;
 	q.step_ns = 0;
-	ck_assert_int_eq(pw_history_render(&out, &q, &w, err, sizeof(err)), 0);
+	ck_assert_int_eq(pw_history_render(&out, &q, &w, NULL, err, sizeof(err)), 0);
 	ck_assert_int_ge(q.step_ns, 2 * NS);
 	ck_assert_uint_lt(out.len, 40u * 1000 * 1000);
 	pw_outbuf_done(&out);
+	free(buf);
+}
+END_TEST
+
+/* A sink that keeps every flush, or refuses the second. */
+struct chunks {
+	struct pw_outbuf all;
+	unsigned flushes, refuse_at;
+};
+
+static int keep_chunk(void *ctx, struct pw_outbuf *out)
+{
+	struct chunks *c = ctx;
+	if (++c->flushes == c->refuse_at)
+		return -EPIPE;
+	pw_outbuf_append(&c->all, out->data, out->len);
+	pw_outbuf_done(out); /* taken: the renderer goes on in a fresh buffer */
+	return 0;
+}
+
+/* A streamed answer is the whole answer, in pieces: JSON and CSV, with several blocks of figures
+ * (8 CPUs x 2 000 points is well over a block); a sink that fails stops the render with its error;
+ * a sink never sees an answer below its min_bytes. */
+START_TEST(test_sink)
+{
+	enum { N = 2000, CPUS = 8 };
+	size_t size = pw_history_point_size(CPUS);
+	char *buf = calloc(N, size);
+	ck_assert_ptr_nonnull(buf);
+	for (int i = 0; i < N; i++) {
+		struct pw_history_point *p = (void *)(buf + i * size);
+		pw_history_point_unknown(p, CPUS, T0 + (i + 1) * NS);
+		p->ncpu = CPUS;
+		p->intr_rate = (float)(i * 7 % 1000);
+		for (int c = 0; c < CPUS; c++)
+			p->cpus[c].busy = (uint16_t)((i * 37 + c * 101) % 10001);
+	}
+	struct pw_history_window w = {.points = buf, .point_size = size, .npoints = N, .interval_ns = NS};
+	char err[256] = "";
+
+	for (int csv = 0; csv < 2; csv++) {
+		struct pw_history_query q = query(ALL, 0);
+		q.until_ns = T0 + (N + 1) * NS;
+		q.format = csv ? PW_HISTORY_CSV : PW_HISTORY_JSON;
+		struct pw_outbuf whole, rest;
+		struct chunks c = {.refuse_at = 0};
+		struct pw_history_sink sink = {.flush = keep_chunk, .ctx = &c, .min_bytes = 1000};
+		pw_outbuf_init(&whole);
+		pw_outbuf_init(&rest);
+		pw_outbuf_init(&c.all);
+		ck_assert_int_eq(pw_history_render(&whole, &q, &w, NULL, err, sizeof(err)), 0);
+		ck_assert_int_eq(pw_history_render(&rest, &q, &w, &sink, err, sizeof(err)), 0);
+		ck_assert_uint_ge(c.flushes, 3);
+		pw_outbuf_append(&c.all, rest.data, rest.len);
+		ck_assert_uint_eq(c.all.len, whole.len);
+		ck_assert(memcmp(c.all.data, whole.data, whole.len) == 0);
+
+		/* The reader went away at the second flush: nothing more is made. */
+		struct chunks gone = {.refuse_at = 2};
+		sink.ctx = &gone;
+		pw_outbuf_reset(&rest);
+		ck_assert_int_eq(pw_history_render(&rest, &q, &w, &sink, err, sizeof(err)), -EPIPE);
+		ck_assert_uint_eq(gone.flushes, 2);
+		ck_assert_msg(strstr(err, "cut short"), "%s", err);
+
+		/* Below min_bytes the answer stays whole in out. */
+		struct chunks none = {.refuse_at = 0};
+		sink = (struct pw_history_sink){
+		        .flush = keep_chunk, .ctx = &none, .min_bytes = whole.len + 1};
+		ck_assert_int_eq(pw_history_render(&rest, &q, &w, &sink, err, sizeof(err)), 0);
+		ck_assert_uint_eq(none.flushes, 0);
+		ck_assert_uint_eq(rest.len, whole.len);
+		pw_outbuf_done(&whole);
+		pw_outbuf_done(&rest);
+		pw_outbuf_done(&c.all);
+		pw_outbuf_done(&gone.all);
+		pw_outbuf_done(&none.all);
+	}
 	free(buf);
 }
 END_TEST
@@ -296,6 +374,7 @@ static Suite *history_json_suite(void)
 	tcase_add_test(core, test_json_steps);
 	tcase_add_test(core, test_csv);
 	tcase_add_test(core, test_size_bound);
+	tcase_add_test(core, test_sink);
 	tcase_add_test(core, test_copy_window);
 	suite_add_tcase(s, core);
 	return s;
