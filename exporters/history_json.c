@@ -4,6 +4,7 @@
  * 16-CPU host is half a million values, and snprintf("%g") would dominate the render. */
 #include "history_json.h"
 
+#include "fixed_text.h"
 #include "history_lines.h"
 #include "prefault.h"
 
@@ -77,114 +78,11 @@ static int decimals(const struct series *se)
 	return pw_history_signal_def(se->id.signal)->decimals;
 }
 
-/* 10^k up to 10^15: how many digits a whole part has. */
-static const uint64_t pow10_16[16] = {1,
-                                      10,
-                                      100,
-                                      1000,
-                                      10000,
-                                      100000,
-                                      1000000,
-                                      10000000,
-                                      100000000,
-                                      1000000000,
-                                      10000000000,
-                                      100000000000,
-                                      1000000000000,
-                                      10000000000000,
-                                      100000000000000,
-                                      1000000000000000};
-
-#define FIXED_MAX 24 /* "-9000000000000000" and a point: the most write_fixed writes */
-
-/* The point and decimals (1 to 4) digits of frac (not 0) at dst, trailing zeros dropped; returns
- * the end. Pairs from the table and zeros trimmed as characters: a division per digit was the
- * longest chain of write_fixed, and most figures are shares with four decimals. */
-static char *write_fraction(char *dst, unsigned frac, int decimals)
-{
-	char *p = dst + 1;
-	*dst = '.';
-	switch (decimals) {
-	case 1:
-		p[0] = (char)('0' + frac);
-		break;
-	case 2:
-		memcpy(p, &pw_digit_pairs[frac * 2], 2);
-		break;
-	case 3:
-		memcpy(p, &pw_digit_pairs[frac / 10 * 2], 2);
-		p[2] = (char)('0' + frac % 10);
-		break;
-	default:
-		memcpy(p, &pw_digit_pairs[frac / 100 * 2], 2);
-		memcpy(p + 2, &pw_digit_pairs[frac % 100 * 2], 2);
-		break;
-	}
-	p += decimals;
-	while (p[-1] == '0')
-		p--;
-	return p;
-}
-
-/* value rounded to decimals places (0 to 4), trailing zeros dropped, or "null" (unknown, or too
- * large to round exactly), written at dst; returns the end. dst has room for FIXED_MAX bytes. */
-static char *write_fixed(char *dst, double v, int decimals)
-{
-	static const double scale[] = {1, 10, 100, 1000, 10000};
-	static const double limit[] = {9e15, 9e14, 9e13, 9e12, 9e11};
-	static const uint64_t pow10[] = {1, 10, 100, 1000, 10000};
-	if (!(fabs(v) < limit[decimals])) /* NAN and infinities too */
-		return memcpy(dst, "null", 4), dst + 4;
-	double x = v * scale[decimals];
-	/* Half away from zero, as llround (a library call, a fifth of the time here); from 2^52 on a
-	 * double is whole, and adding a half would round it up. */
-	int64_t n = fabs(x) >= 0x1p52 ? (int64_t)x : (int64_t)(x < 0 ? x - 0.5 : x + 0.5);
-	if (n < 0)
-		*dst++ = '-';
-	uint64_t u = n < 0 ? -(uint64_t)n : (uint64_t)n, whole;
-	switch (decimals) { /* constant divisors: multiplications, not a division */
-	case 0:
-		whole = u;
-		break;
-	case 1:
-		whole = u / 10;
-		break;
-	case 2:
-		whole = u / 100;
-		break;
-	case 3:
-		whole = u / 1000;
-		break;
-	default:
-		whole = u / 10000;
-		break;
-	}
-	uint64_t frac = u - whole * pow10[decimals];
-	int digits = 1;
-	while (digits < 16 && whole >= pow10_16[digits])
-		digits++;
-	char *p = dst + digits;
-	while (whole >= 100) { /* two digits at a time, from the right */
-		unsigned k = (unsigned)(whole % 100) * 2;
-		whole /= 100;
-		*--p = pw_digit_pairs[k + 1];
-		*--p = pw_digit_pairs[k];
-	}
-	if (whole >= 10) {
-		*--p = pw_digit_pairs[whole * 2 + 1];
-		*--p = pw_digit_pairs[whole * 2];
-	} else
-		*--p = (char)('0' + whole);
-	p = dst + digits;
-	if (frac == 0)
-		return p;
-	return write_fraction(p, (unsigned)frac, decimals);
-}
-
 static void put_fixed(struct pw_outbuf *out, double v, int decimals)
 {
-	if (pw_outbuf_reserve(out, FIXED_MAX) == 0)
-		out->len += (size_t)(write_fixed(out->data + out->len, v, decimals) - (out->data + out->len));
+	if (pw_outbuf_reserve(out, PW_FIXED_MAX) == 0)
+		out->len +=
+		        (size_t)(pw_write_fixed(out->data + out->len, v, decimals) - (out->data + out->len));
 }
 
 static void put_json_string(struct pw_outbuf *out, const char *s)
@@ -509,14 +407,14 @@ static void json_column(struct render *r, const struct series *se, const double 
 	int dec = decimals(se), nst = (int)nstats(r);
 	if (r->agg && stat == 0 && dec < 2)
 		dec = 2; /* a mean has more digits than its samples */
-	if (pw_outbuf_reserve(out, (size_t)r->nrows * (FIXED_MAX + 1) + 2) < 0)
+	if (pw_outbuf_reserve(out, (size_t)r->nrows * (PW_FIXED_MAX + 1) + 2) < 0)
 		return;
 	char *p = out->data + out->len;
 	*p++ = '[';
 	for (uint32_t k = 0; k < r->nrows; k++) {
 		if (k)
 			*p++ = ',';
-		p = write_fixed(p, v[(size_t)k * nst + stat], dec);
+		p = pw_write_fixed(p, v[(size_t)k * nst + stat], dec);
 	}
 	*p++ = ']';
 	out->len = (size_t)(p - out->data);
@@ -716,6 +614,7 @@ int pw_history_render(struct pw_outbuf *out, struct pw_history_query *q, const s
                       const struct pw_history_sink *sink, char *err, size_t err_size)
 {
 	struct render r = {.out = out, .q = q, .w = w, .sink = sink};
+	pw_fixed_text_init();
 	int e = plan_series(&r);
 
 	if (e == 0)
