@@ -234,17 +234,25 @@ START_TEST(test_csv)
 END_TEST
 
 /* Over PW_HISTORY_MAX_VALUES: the client's own step is refused, the default one coarsened. */
+/* n points for cpus CPUs, one a second from T0 + 1 s, nothing known but the CPUs. */
+static char *unknown_points(int n, uint32_t cpus)
+{
+	size_t size = pw_history_point_size(cpus);
+	char *buf = calloc((size_t)n, size);
+	ck_assert_ptr_nonnull(buf);
+	for (int i = 0; i < n; i++) {
+		struct pw_history_point *p = (void *)(buf + i * size);
+		pw_history_point_unknown(p, cpus, T0 + (i + 1) * NS);
+		p->ncpu = (uint16_t)cpus;
+	}
+	return buf;
+}
+
 START_TEST(test_size_bound)
 {
 	enum { N = 3600, CPUS = 256 };
 	size_t size = pw_history_point_size(CPUS);
-	char *buf = calloc(N, size);
-	ck_assert_ptr_nonnull(buf);
-	for (int i = 0; i < N; i++) {
-		struct pw_history_point *p = (void *)(buf + i * size);
-		p->real_ns = T0 + (i + 1) * NS;
-		p->ncpu = CPUS;
-	}
+	char *buf = unknown_points(N, CPUS);
 	struct pw_history_window w = {.points = buf, .point_size = size, .npoints = N, .interval_ns = NS};
 	struct pw_history_query q = query(ALL, NS);
 	struct pw_outbuf out;
@@ -287,12 +295,9 @@ START_TEST(test_sink)
 {
 	enum { N = 2000, CPUS = 8 };
 	size_t size = pw_history_point_size(CPUS);
-	char *buf = calloc(N, size);
-	ck_assert_ptr_nonnull(buf);
+	char *buf = unknown_points(N, CPUS);
 	for (int i = 0; i < N; i++) {
 		struct pw_history_point *p = (void *)(buf + i * size);
-		pw_history_point_unknown(p, CPUS, T0 + (i + 1) * NS);
-		p->ncpu = CPUS;
 		p->intr_rate = (float)(i * 7 % 1000);
 		for (int c = 0; c < CPUS; c++)
 			p->cpus[c].busy = (uint16_t)((i * 37 + c * 101) % 10001);
