@@ -41,6 +41,15 @@ static void chunk_free(struct chunk *c)
 	free(c);
 }
 
+static void chunks_free(struct chunk *c)
+{
+	while (c) {
+		struct chunk *next = c->next;
+		chunk_free(c);
+		c = next;
+	}
+}
+
 static void unref(struct pw_history_stream *s)
 {
 	pthread_mutex_lock(&s->lock);
@@ -48,13 +57,8 @@ static void unref(struct pw_history_stream *s)
 	pthread_mutex_unlock(&s->lock);
 	if (!last)
 		return;
-	struct chunk *lists[] = {s->head, s->spares};
-	for (int k = 0; k < 2; k++)
-		while (lists[k]) {
-			struct chunk *next = lists[k]->next;
-			chunk_free(lists[k]);
-			lists[k] = next;
-		}
+	chunks_free(s->head);
+	chunks_free(s->spares);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 	malloc_trim(0); /* the chunks were megabytes; hand the heap's free pages back */
@@ -127,13 +131,15 @@ struct pw_history_stream *pw_history_stream_new(struct MHD_Connection *conn, str
 	return s;
 }
 
-/* Wake the reader if it waits; called with the lock held, returns whether to resume (outside it:
- * MHD takes a lock of its own). */
-static bool take_waiting(struct pw_history_stream *s)
+/* Unlock s, and resume the connection if the reader waits: outside the lock, for MHD takes a lock
+ * of its own. */
+static void unlock_and_wake(struct pw_history_stream *s)
 {
 	bool wake = s->waiting && !s->reader_gone;
 	s->waiting = false;
-	return wake;
+	pthread_mutex_unlock(&s->lock);
+	if (wake)
+		MHD_resume_connection(s->conn);
 }
 
 int pw_history_stream_push(struct pw_history_stream *s, struct pw_outbuf *out)
@@ -168,10 +174,7 @@ int pw_history_stream_push(struct pw_history_stream *s, struct pw_outbuf *out)
 	else
 		s->head = c;
 	s->tail = c;
-	bool wake = take_waiting(s);
-	pthread_mutex_unlock(&s->lock);
-	if (wake)
-		MHD_resume_connection(s->conn);
+	unlock_and_wake(s);
 	return 0;
 }
 
@@ -180,9 +183,6 @@ void pw_history_stream_end(struct pw_history_stream *s, bool failed)
 	pthread_mutex_lock(&s->lock);
 	s->ended = true;
 	s->failed = failed;
-	bool wake = take_waiting(s);
-	pthread_mutex_unlock(&s->lock);
-	if (wake)
-		MHD_resume_connection(s->conn);
+	unlock_and_wake(s);
 	unref(s);
 }

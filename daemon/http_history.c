@@ -148,15 +148,23 @@ void pw_http_history_set_transitions(struct pw_http_history *hh, const struct pw
 	hh->log = log;
 }
 
+/* job's answer, for MHD's thread to queue (resp NULL: none could be made). */
+static void answer(struct pw_http_history_job *job, unsigned status, const char *type, const char *encoding,
+                   struct MHD_Response *resp)
+{
+	job->status = status;
+	job->type = type;
+	job->encoding = encoding;
+	job->resp = resp;
+}
+
 static void answer_text(struct pw_http_history_job *job, unsigned status, const char *what)
 {
 	char text[640];
 	int n = snprintf(text, sizeof(text), "%s\n", what);
-	job->status = status;
-	job->type = "text/plain; charset=utf-8";
-	job->encoding = NULL;
-	job->resp = MHD_create_response_from_buffer((size_t)n < sizeof(text) ? (size_t)n : sizeof(text) - 1,
-	                                            text, MHD_RESPMEM_MUST_COPY);
+	answer(job, status, "text/plain; charset=utf-8", NULL,
+	       MHD_create_response_from_buffer((size_t)n < sizeof(text) ? (size_t)n : sizeof(text) - 1, text,
+	                                       MHD_RESPMEM_MUST_COPY));
 }
 
 static char *copy_or_null(const char *s, bool *failed)
@@ -273,11 +281,9 @@ static void free_and_trim(void *body)
 static void answer_buf(struct pw_http_history_job *job, const char *type, struct pw_outbuf *out,
                        const char *encoding, bool big)
 {
-	job->status = MHD_HTTP_OK;
-	job->type = type;
-	job->encoding = encoding;
 	if (!big) {
-		job->resp = MHD_create_response_from_buffer(out->len, out->data, MHD_RESPMEM_MUST_COPY);
+		answer(job, MHD_HTTP_OK, type, encoding,
+		       MHD_create_response_from_buffer(out->len, out->data, MHD_RESPMEM_MUST_COPY));
 		return;
 	}
 	/* Down to its length first: the doubling's slack was faulted in (pw_prefault), and an answer a
@@ -285,17 +291,20 @@ static void answer_buf(struct pw_http_history_job *job, const char *type, struct
 	char *fit = realloc(out->data, out->len ? out->len : 1);
 	if (fit)
 		out->data = fit, out->cap = out->len;
-	job->resp = MHD_create_response_from_buffer_with_free_callback(out->len, out->data, free_and_trim);
+	answer(job, MHD_HTTP_OK, type, encoding,
+	       MHD_create_response_from_buffer_with_free_callback(out->len, out->data, free_and_trim));
 	if (job->resp)
 		pw_outbuf_init(out); /* the response owns the bytes now */
 }
 
-static void answer_body(struct pw_http_history *hh, struct pw_http_history_job *job, const char *type)
+/* The rendered body as job's answer, gzipped when the client accepts it (gzip) and it is long. */
+static void answer_body(struct pw_http_history *hh, struct pw_http_history_job *job, const char *type,
+                        bool gzip)
 {
 	/* An hour is megabytes: do not keep them while nobody looks. */
 	bool big = hh->body.cap > BIG_BODY_BYTES;
 
-	if (hh->body.len >= GZIP_MIN_BYTES && pw_gzip_accepted(job->accept_encoding) &&
+	if (hh->body.len >= GZIP_MIN_BYTES && gzip &&
 	    pw_gzip_compress(hh->body.data, hh->body.len, &hh->gz) == 0) {
 		if (big)
 			pw_outbuf_done(&hh->body);
@@ -509,10 +518,7 @@ static int stream_flush(void *ctx, struct pw_outbuf *out)
 		struct MHD_Response *resp;
 		if (!(ss->stream = pw_history_stream_new(ss->job->conn, &resp)))
 			return -ENOMEM;
-		ss->job->status = MHD_HTTP_OK;
-		ss->job->type = ss->type;
-		ss->job->encoding = NULL;
-		ss->job->resp = resp;
+		answer(ss->job, MHD_HTTP_OK, ss->type, NULL, resp);
 		MHD_resume_connection(ss->job->conn); /* MHD's thread queues it, and frees the job */
 		ss->job = NULL;
 	}
@@ -596,7 +602,7 @@ static bool render(struct pw_http_history *hh, struct pw_http_history_job *job)
 		answer_text(job, e == -E2BIG ? MHD_HTTP_BAD_REQUEST : MHD_HTTP_INTERNAL_SERVER_ERROR, err);
 		return false;
 	}
-	answer_body(hh, job, type);
+	answer_body(hh, job, type, gzip);
 	return false;
 }
 
