@@ -163,6 +163,11 @@ int pw_history_stream_push(struct pw_history_stream *s, struct pw_outbuf *out)
 		pthread_mutex_unlock(&s->lock);
 		return -ENOMEM;
 	}
+	/* Down to its length: the renderer's slack was faulted in, and a client that does not read
+	 * keeps the chunk for as long as it stays. */
+	char *fit = out->cap > out->len ? realloc(out->data, out->len) : NULL;
+	if (fit)
+		out->data = fit, out->cap = out->len;
 	/* The chunk takes out's bytes, and out a spare's buffer (or none) to write the next in. */
 	struct chunk filled = {.data = out->data, .len = out->len, .cap = out->cap};
 	pw_outbuf_init(out);
