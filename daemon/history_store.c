@@ -22,6 +22,7 @@
 /* The minutes tier's share of the size bound: a minute costs about what 20 samples do. */
 #define MINUTES_SIZE_SHARE 8
 #define CATCH_UP_CHUNK_NS (3600 * NS_PER_S) /* samples read at a time when summing at start */
+#define TRANSITIONS_KEEP_MAX 256            /* transitions kept while their file cannot be written */
 
 /* Sums of one minute, per series. */
 struct minute {
@@ -43,7 +44,10 @@ struct pw_history_store {
 	char *dir;
 	int64_t transitions_ns; /* the transitions file's retention: the minutes' */
 	struct pw_ratelimit complain;
-	atomic_uint_fast64_t transition_errors;
+	/* Transitions not written yet (their file failed), oldest first: tried again with each flush. */
+	struct pw_history_transition unwritten[TRANSITIONS_KEEP_MAX];
+	size_t nunwritten;
+	atomic_uint_fast64_t transition_errors, transitions_dropped;
 	atomic_bool transitions_failing;
 };
 
@@ -265,29 +269,54 @@ void pw_history_store_append(struct pw_history_store *st, const struct pw_histor
 	minute_feed(st, p, now_ns);
 }
 
-void pw_history_store_flush(struct pw_history_store *st, int64_t now_ns)
-{
-	pw_history_tier_flush(st->samples, now_ns);
-	pw_history_tier_flush(st->minutes, now_ns);
-}
-
-void pw_history_store_transitions(struct pw_history_store *st, const struct pw_history_transition *t,
-                                  size_t n, int64_t now_ns)
+static void write_transitions(struct pw_history_store *st, int64_t now_ns)
 {
 	uint64_t suppressed = 0;
+	size_t n = st->nunwritten, written = 0;
 
 	if (!n)
 		return;
-	int r = pw_history_transitions_append(st->dir, t, n, t[n - 1].real_ns, st->transitions_ns);
+	int r = pw_history_transitions_append(st->dir, st->unwritten, n, st->unwritten[n - 1].real_ns,
+	                                      st->transitions_ns, &written);
+	memmove(st->unwritten, st->unwritten + written, (n - written) * sizeof(*st->unwritten));
+	st->nunwritten = n - written;
 	atomic_store(&st->transitions_failing, r < 0);
 	if (r == 0)
 		return;
 	atomic_fetch_add(&st->transition_errors, 1);
 	if (pw_ratelimit_allow(&st->complain, now_ns, &suppressed))
 		pw_log(LOG_WARNING,
-		       "history store %s: cannot write the alert transitions: %s (%" PRIu64
-		       " failures not logged)",
+		       "history store %s: cannot write the alert transitions: %s; kept and tried again "
+		       "(%" PRIu64 " failures not logged)",
 		       st->dir, strerror(-r), suppressed);
+}
+
+void pw_history_store_flush(struct pw_history_store *st, int64_t now_ns)
+{
+	pw_history_tier_flush(st->samples, now_ns);
+	pw_history_tier_flush(st->minutes, now_ns);
+	write_transitions(st, now_ns);
+}
+
+void pw_history_store_transitions(struct pw_history_store *st, const struct pw_history_transition *t,
+                                  size_t n, int64_t now_ns)
+{
+	if (n > TRANSITIONS_KEEP_MAX) { /* more than kept at once: the oldest go */
+		atomic_fetch_add(&st->transitions_dropped, n - TRANSITIONS_KEEP_MAX);
+		t += n - TRANSITIONS_KEEP_MAX;
+		n = TRANSITIONS_KEEP_MAX;
+	}
+	size_t over =
+	        st->nunwritten + n > TRANSITIONS_KEEP_MAX ? st->nunwritten + n - TRANSITIONS_KEEP_MAX : 0;
+	if (over) {
+		memmove(st->unwritten, st->unwritten + over,
+		        (st->nunwritten - over) * sizeof(*st->unwritten));
+		st->nunwritten -= over;
+		atomic_fetch_add(&st->transitions_dropped, over);
+	}
+	memcpy(st->unwritten + st->nunwritten, t, n * sizeof(*t));
+	st->nunwritten += n;
+	write_transitions(st, now_ns);
 }
 
 void pw_history_store_close(struct pw_history_store *st)
@@ -297,6 +326,7 @@ void pw_history_store_close(struct pw_history_store *st)
 	minute_write(st, 0);
 	pw_history_tier_close(st->samples);
 	pw_history_tier_close(st->minutes);
+	write_transitions(st, 0);
 }
 
 void pw_history_store_stats(const struct pw_history_store *st, struct pw_file_stats *ret)
@@ -310,7 +340,7 @@ void pw_history_store_stats(const struct pw_history_store *st, struct pw_file_st
 	pw_history_tier_stats(st->minutes, &m);
 	ret->errors += m.errors + atomic_load(&w->transition_errors);
 	ret->failing |= m.failing || atomic_load(&w->transitions_failing);
-	ret->dropped += m.dropped;
+	ret->dropped += m.dropped + atomic_load(&w->transitions_dropped);
 }
 
 void pw_history_store_free(struct pw_history_store *st)

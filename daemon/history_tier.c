@@ -27,6 +27,7 @@
 #define FILES_MAX 100000u                                  /* a directory with more is not read past this */
 #define READ_FILE_MAX (PW_STORE_PAYLOAD_MAX + (64u << 20)) /* bytes of one file a reader takes */
 #define RETRY_NS NS_PER_S
+#define PENDING_KEEP_MAX BLOCK_BYTES_MAX /* rows kept for the head while it cannot be written */
 
 struct data_file {
 	int64_t first_ms; /* from its name */
@@ -713,8 +714,7 @@ static int write_pending(struct pw_history_tier *st)
 	if (st->head_len != len_before && !st->pending_has_dict)
 		return -ESTALE;
 	if ((r = write_all(st->head_fd, st->pending.data, st->pending.len, (off_t)st->head_len)) < 0) {
-		/* The dictionary the head ends with is not known any more: the next row carries one. */
-		st->head_has_dict = false;
+		/* None of the rows stays: they are written whole at the next try (pw_history_tier_flush). */
 		if (ftruncate(st->head_fd, (off_t)st->head_len) < 0)
 			st->head_len = 0; /* unknown: the next open starts the head afresh */
 		return r;
@@ -789,15 +789,22 @@ void pw_history_tier_flush(struct pw_history_tier *st, int64_t now_ns)
 	if (!st->pending.len)
 		return;
 	int r = write_pending(st);
-	if (r < 0 && r != -ESTALE)
+	close_fd(&st->head_fd);
+	if (r < 0 && r != -ESTALE) {
 		complain(st, now_ns, "cannot write to the head", -r);
-	else
+		if (r == -ENOENT) /* the directory is gone: set it up again */
+			st->ready = false;
+		/* Rows that could not be written are tried again with the next flush, so a tier written
+		 * seldom (a minute's point) does not show failing until its next point; the disk's
+		 * recovery is seen at once. Past a block's worth they go (they are in the block). */
+		if (st->ready && st->pending.len <= PENDING_KEEP_MAX)
+			return;
+		st->head_has_dict = false; /* the head does not end with the dictionary the rows left */
+	} else {
 		atomic_store(&st->failing, false);
-	if (r == -ENOENT) /* the directory is gone: set it up again */
-		st->ready = false;
+	}
 	st->pending.len = 0;
 	st->pending.failed = false;
-	close_fd(&st->head_fd);
 }
 
 void pw_history_tier_close(struct pw_history_tier *st)

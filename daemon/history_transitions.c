@@ -270,13 +270,16 @@ static int64_t oldest_ns(int fd)
 }
 
 int pw_history_transitions_append(const char *dir, const struct pw_history_transition *t, size_t n,
-                                  int64_t now_real_ns, int64_t retention_ns)
+                                  int64_t now_real_ns, int64_t retention_ns, size_t *ret_written)
 {
 	int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct stat sb;
 	char line[512];
+	size_t written = 0;
 	int r = 0;
 
+	if (ret_written)
+		*ret_written = 0;
 	if (dir_fd < 0)
 		return -errno;
 	int fd = openat(dir_fd, PW_HISTORY_TRANSITIONS_FILE,
@@ -286,21 +289,29 @@ int pw_history_transitions_append(const char *dir, const struct pw_history_trans
 		close(dir_fd);
 		return r;
 	}
+	errno = 0;
 	if (fstat(fd, &sb) < 0)
 		r = -errno;
-	else if (sb.st_size == 0 && write(fd, HEADER, strlen(HEADER)) != (ssize_t)strlen(HEADER))
-		r = -EIO;
-	for (size_t i = 0; i < n && r == 0; i++) {
-		int len = format_line(&t[i], line, sizeof(line));
+	else if (sb.st_size == 0 && write(fd, HEADER, strlen(HEADER)) != (ssize_t)strlen(HEADER)) {
+		r = errno ? -errno : -ENOSPC;
+		if (ftruncate(fd, 0) < 0) /* a part of the header would stay the file's first line */
+			r = -errno;
+	}
+	for (; written < n && r == 0; written++) {
+		int len = format_line(&t[written], line, sizeof(line));
 		off_t before = lseek(fd, 0, SEEK_END);
 		if (len <= 0 || (size_t)len >= sizeof(line))
 			continue;
+		errno = 0;
 		if (write(fd, line, (size_t)len) != len) {
-			r = errno ? -errno : -EIO;
+			r = errno ? -errno : -ENOSPC; /* a short write: the disk filled */
 			if (before >= 0 && ftruncate(fd, before) < 0)
 				r = -errno; /* a torn line stays; readers skip it */
+			break;
 		}
 	}
+	if (ret_written)
+		*ret_written = written;
 	if (r == 0 && fstat(fd, &sb) == 0 && sb.st_size > COMPACT_BYTES &&
 	    oldest_ns(fd) < now_real_ns - retention_ns)
 		r = compact_file(dir_fd, fd, now_real_ns - retention_ns);

@@ -19,9 +19,10 @@
 
 /* Append the n transitions to dir's file (created 0600, with its header, when missing), then drop
  * the lines older than now_real_ns - retention_ns if the file has grown past its bound. Returns 0
- * or -errno (nothing half written stays: a failed line is cut off). */
+ * or -errno (nothing half written stays: a failed line is cut off); *ret_written (may be NULL):
+ * how many of t are in the file, the first ones. */
 int pw_history_transitions_append(const char *dir, const struct pw_history_transition *t, size_t n,
-                                  int64_t now_real_ns, int64_t retention_ns);
+                                  int64_t now_real_ns, int64_t retention_ns, size_t *ret_written);
 
 /* The transitions with since_ns < time <= until_ns from dir's file, oldest first, at most cap of
  * them (the newest when more) into ret. Lines that do not parse are skipped. Returns the count. */

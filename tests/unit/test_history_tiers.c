@@ -2,7 +2,7 @@
  * daemon/history_tier.c), with sample times made up so minutes pass at once: the minutes tier
  * holds exactly the mean, min and max of the samples each minute covers; the minutes a killed run
  * left unwritten are summed from its samples at the next start, and a minute a restart falls in is
- * written once, with both runs' samples. */
+ * written once, with both runs' samples; writes a full disk refused are made once it takes them. */
 #include "fixture_util.h"
 #include "history_signals.h"
 #include "history_store.h"
@@ -10,9 +10,11 @@
 #include "history_transitions.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -62,8 +64,8 @@ static struct pw_history_store *open_store(void)
 
 static int read_tier(const char *prefix, void **ret)
 {
-	return pw_history_tier_read(pw_scratch_path(dir, "history"), prefix, CPU_CAP, point_size, INT64_MIN, INT64_MAX,
-	                            UINT32_MAX, ret);
+	return pw_history_tier_read(pw_scratch_path(dir, "history"), prefix, CPU_CAP, point_size, INT64_MIN,
+	                            INT64_MAX, UINT32_MAX, ret);
 }
 
 static const struct pw_history_point *at(void *pts, int i)
@@ -81,7 +83,8 @@ static int check_minutes(void)
 	ck_assert_int_gt(ns, 0);
 	ck_assert_int_eq(nm % 3, 0);
 	for (int m = 0; m < nm; m += 3) {
-		const struct pw_history_point *mean = at(minutes, m), *min = at(minutes, m + 1), *max = at(minutes, m + 2);
+		const struct pw_history_point *mean = at(minutes, m), *min = at(minutes, m + 1),
+		                              *max = at(minutes, m + 2);
 		int64_t start = mean->real_ns;
 		ck_assert_uint_eq(PW_HISTORY_STAT(mean->flags), PW_HISTORY_MEAN);
 		ck_assert_uint_eq(PW_HISTORY_STAT(min->flags), PW_HISTORY_MIN);
@@ -104,8 +107,9 @@ static int check_minutes(void)
 			}
 			ck_assert_uint_eq(PW_HISTORY_COUNT(mean->flags), count);
 			double q = pw_history_signal_def(sigs[k])->quantum;
-			ck_assert_msg(fabs(pw_history_series_get(&se, mean) - sum / n) <= q, "%s mean %g, samples %g",
-			              pw_history_signal_name(sigs[k]), pw_history_series_get(&se, mean), sum / n);
+			ck_assert_msg(fabs(pw_history_series_get(&se, mean) - sum / n) <= q,
+			              "%s mean %g, samples %g", pw_history_signal_name(sigs[k]),
+			              pw_history_series_get(&se, mean), sum / n);
 			ck_assert_double_eq_tol(pw_history_series_get(&se, min), lo, q / 2);
 			ck_assert_double_eq_tol(pw_history_series_get(&se, max), hi, q / 2);
 		}
@@ -193,9 +197,13 @@ END_TEST
 
 static struct pw_history_transition transition(int64_t ms, int to)
 {
-	struct pw_history_transition t = {.real_ns = ms * 1000000, .alert = PW_ALERT_CPU_FREQUENCY_LOW,
-	                                  .from = (uint8_t)(to - 1), .to = (uint8_t)to,
-	                                  .severity = PW_SEVERITY_CRITICAL, .value = 0.5, .baseline = 0.9};
+	struct pw_history_transition t = {.real_ns = ms * 1000000,
+	                                  .alert = PW_ALERT_CPU_FREQUENCY_LOW,
+	                                  .from = (uint8_t)(to - 1),
+	                                  .to = (uint8_t)to,
+	                                  .severity = PW_SEVERITY_CRITICAL,
+	                                  .value = 0.5,
+	                                  .baseline = 0.9};
 	snprintf(t.scope, sizeof(t.scope), "cpu3\ttab");
 	return t;
 }
@@ -206,11 +214,12 @@ START_TEST(test_transitions_file)
 {
 	const char *hist = pw_scratch_path(dir, "history");
 	char path[512];
-	struct pw_history_transition t[2] = {transition(1000, PW_ALERT_PENDING), transition(2000, PW_ALERT_FIRING)},
+	struct pw_history_transition t[2] = {transition(1000, PW_ALERT_PENDING),
+	                                     transition(2000, PW_ALERT_FIRING)},
 	                             got[8];
 
 	ck_assert_int_eq(mkdir(hist, 0700), 0);
-	ck_assert_int_eq(pw_history_transitions_append(hist, t, 2, 2000 * 1000000LL, 3600 * SEC), 0);
+	ck_assert_int_eq(pw_history_transitions_append(hist, t, 2, 2000 * 1000000LL, 3600 * SEC, NULL), 0);
 	snprintf(path, sizeof(path), "%s/%s", hist, PW_HISTORY_TRANSITIONS_FILE);
 	FILE *f = fopen(path, "a");
 	fputs("3000\tNoSuchAlert\tpending\tfiring\tcritical\t1\t1\thost\n4000\tCpuFrequencyLow\tpen", f);
@@ -239,12 +248,71 @@ START_TEST(test_transitions_file)
 	unlink(path);
 	for (int i = 0; i < 6000; i++) {
 		struct pw_history_transition old = transition(10000 + i, PW_ALERT_PENDING);
-		ck_assert_int_eq(pw_history_transitions_append(hist, &old, 1, 0, INT64_C(1) << 62), 0);
+		ck_assert_int_eq(pw_history_transitions_append(hist, &old, 1, 0, INT64_C(1) << 62, NULL), 0);
 	}
 	struct pw_history_transition fresh = transition(1000000, PW_ALERT_FIRING);
-	ck_assert_int_eq(pw_history_transitions_append(hist, &fresh, 1, 1000000 * 1000000LL, 100 * SEC), 0);
+	ck_assert_int_eq(pw_history_transitions_append(hist, &fresh, 1, 1000000 * 1000000LL, 100 * SEC, NULL),
+	                 0);
 	ck_assert_uint_eq(pw_history_transitions_read(hist, INT64_MIN, INT64_MAX, got, 8), 1);
 	ck_assert_int_eq(got[0].real_ns, 1000000 * 1000000LL);
+}
+END_TEST
+
+/* Writes fail past RLIMIT_FSIZE (EFBIG, with SIGXFSZ ignored as the daemon does): 0 stops every
+ * write that would grow a file, as a full disk does, without root. */
+static void file_size_limit(rlim_t limit)
+{
+	struct rlimit rl = {limit, RLIM_INFINITY};
+	signal(SIGXFSZ, SIG_IGN);
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+}
+
+static bool store_failing(const struct pw_history_store *st)
+{
+	struct pw_file_stats fs;
+	pw_history_store_stats(st, &fs);
+	return fs.failing;
+}
+
+/* A minute's point and two transitions that could not be written while the disk refused are
+ * written with the next flush once it takes writes again, and failing clears then, not at the
+ * next minute or the next transition; nothing is lost. */
+START_TEST(test_failed_writes_tried_again)
+{
+	struct pw_history_store *st = open_store();
+	struct pw_history_point *p = calloc(1, point_size);
+	struct pw_history_transition t[2] = {transition(55000, PW_ALERT_PENDING),
+	                                     transition(61000, PW_ALERT_FIRING)},
+	                             got[4];
+	int k;
+
+	for (k = 0; k < 55; k++) {
+		sample_at(p, k);
+		append(st, p, k);
+	}
+	ck_assert(!store_failing(st));
+	file_size_limit(0);
+	for (; k < 65; k++) { /* the minute ends at 60: its point is refused */
+		sample_at(p, k);
+		append(st, p, k);
+	}
+	pw_history_store_transitions(st, t, 2, k * SEC);
+	ck_assert(store_failing(st));
+	file_size_limit(RLIM_INFINITY);
+	sample_at(p, k);
+	append(st, p, k);
+	ck_assert_msg(!store_failing(st), "still failing once the disk takes writes");
+	ck_assert_uint_eq(
+	        pw_history_transitions_read(pw_scratch_path(dir, "history"), INT64_MIN, INT64_MAX, got, 4),
+	        2);
+	ck_assert_int_eq(got[1].real_ns, 61000 * INT64_C(1000000));
+	/* Killed: the minute that was refused is in the minutes tier's head all the same. */
+	pw_history_store_free(st);
+	void *minutes = NULL;
+	ck_assert_int_eq(read_tier(PW_HISTORY_MINUTES, &minutes), 3);
+	ck_assert_int_eq(PW_HISTORY_COUNT(at(minutes, 0)->flags), 60);
+	free(minutes);
+	free(p);
 }
 END_TEST
 
@@ -258,6 +326,7 @@ static Suite *history_store_suite(void)
 	tcase_add_test(core, test_killed_run_minutes_summed_at_start);
 	tcase_add_test(core, test_restart_inside_a_minute);
 	tcase_add_test(core, test_transitions_file);
+	tcase_add_test(core, test_failed_writes_tried_again);
 	suite_add_tcase(s, core);
 	return s;
 }
