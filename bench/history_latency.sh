@@ -9,7 +9,9 @@
 #   disk16        a day of a busy 16-CPU host on disk (bench/make_store: a seeded random walk, values
 #                 with all their digits) and 10 s in the ring: an hour comes from disk
 # Queries: the whole history (JSON; gzip; CSV), a live update (?since=-2s), and on disk an hour
-# (?since=-1h) and a day per minute (?since=-1d&step=1m).
+# (?since=-1h; hour_again: the same at once, in the buffers the answer before kept for it,
+# daemon/warm_buffers.h; hour_idle: the same after 1.5 s without a request, when they are freed) and
+# a day per minute (?since=-1d&step=1m).
 # With BASE=DIR (another build tree) both builds run side by side and the rounds alternate between
 # them, so the machine's noise falls on both: medians and the ratio new/base are printed.
 #
@@ -87,16 +89,20 @@ for key in "${!PORT_OF[@]}"; do
 done
 
 QUERIES_MEM=("json|" "gzip|" "csv|format=csv" "live|since=-2s")
-QUERIES_DISK=("hour|since=-1h" "day_1m|since=-1d&step=1m" "live|since=-2s")
+QUERIES_DISK=("hour|since=-1h" "hour_again|since=-1h" "hour_idle|since=-1h" "day_1m|since=-1d&step=1m" "live|since=-2s")
 : >"$WORK/times"
 for round in $(seq "$ROUNDS"); do
 	for case in mem2 mem16 disk16; do
 		if [ "$case" = disk16 ]; then queries=("${QUERIES_DISK[@]}"); else queries=("${QUERIES_MEM[@]}"); fi
 		for q in "${queries[@]}"; do
 			name=${q%%|*} args=${q#*|}
-			for label in "${BUILDS[@]}"; do
+			labels=("${BUILDS[@]}")
+			# hour_again: each build's right after its own hour (the order turned round)
+			[ "$name" = hour_again ] && labels=($(printf '%s\n' "${BUILDS[@]}" | tac))
+			for label in "${labels[@]}"; do
 				gz=()
 				[ "$name" = gzip ] && gz=(--compressed)
+				case $name in *_idle) sleep 1.5 ;; esac
 				t=$(curl -s "${gz[@]}" -o "$WORK/body" -w '%{time_total} %{size_download}' \
 					"http://127.0.0.1:${PORT_OF[$label-$case]}/history?$args")
 				echo "$case $name $label $round $t" >>"$WORK/times"

@@ -7,6 +7,7 @@
 #include "history_transitions.h"
 #include "log.h"
 #include "store_codec.h"
+#include "warm_buffers.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -247,7 +248,7 @@ static void catch_up(struct pw_history_store *st, const struct pw_history_point 
 		for (int i = 0; i < n; i++)
 			minute_feed(st, (const void *)((const char *)pts + (size_t)i * st->point_size),
 			            now_ns);
-		free(pts);
+		pw_warm_give(pts); /* the next hour's points go in it */
 		from = to;
 	}
 	/* The last minute of the runs before is complete as it will be, unless this run goes on in it:
@@ -256,6 +257,7 @@ static void catch_up(struct pw_history_store *st, const struct pw_history_point 
 		minute_write(st, now_ns);
 		pw_log(LOG_INFO, "history store %s: minutes the last run had not summed are written", dir);
 	}
+	pw_warm_drop_all(); /* the reads above left buffers for a /history answer that may never come */
 }
 
 void pw_history_store_append(struct pw_history_store *st, const struct pw_history_point *p, int64_t now_ns)

@@ -3,6 +3,8 @@
  * gone); the last one out frees the stream. */
 #include "history_stream.h"
 
+#include "warm_buffers.h"
+
 #include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -37,7 +39,7 @@ struct pw_history_stream {
 static void chunk_free(struct chunk *c)
 {
 	if (c)
-		free(c->data);
+		pw_warm_give(c->data); /* the next answer's chunks (warm_buffers.h) */
 	free(c);
 }
 
@@ -159,6 +161,7 @@ int pw_history_stream_push(struct pw_history_stream *s, struct pw_outbuf *out)
 		s->nspares--;
 	} else if ((c = malloc(sizeof(*c)))) {
 		*c = (struct chunk){0};
+		c->data = pw_warm_take(out->len, &c->cap);
 	} else {
 		pthread_mutex_unlock(&s->lock);
 		return -ENOMEM;

@@ -5,6 +5,7 @@
 #include "log.h"
 #include "prefault.h"
 #include "store_codec.h"
+#include "warm_buffers.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -1009,6 +1010,13 @@ int pw_history_tier_read(const char *dir, const char *prefix, uint32_t cpu_cap, 
 		return 0;
 	/* The head first: its points may move into a data file while we read, never out of both. */
 	struct points_out head = o;
+	/* Buffers the answer before left (warm_buffers.h): the largest for the window's points, one
+	 * for a frame's worth for the head's. */
+	size_t cap = 0;
+	o.data = pw_warm_take(SIZE_MAX, &cap);
+	o.cap = (uint32_t)(cap / point_size < UINT32_MAX ? cap / point_size : UINT32_MAX);
+	head.data = pw_warm_take((size_t)PW_STORE_POINTS_MAX * point_size, &cap);
+	head.cap = (uint32_t)(cap / point_size < UINT32_MAX ? cap / point_size : UINT32_MAX);
 	if (!(dec = pw_store_decoder_new())) {
 		r = -ENOMEM;
 		goto out;
@@ -1036,12 +1044,12 @@ int pw_history_tier_read(const char *dir, const char *prefix, uint32_t cpu_cap, 
 		         since_ns, until_ns);
 out:
 	close(dir_fd);
-	free(head.data);
+	pw_warm_give(head.data);
 	free(files);
-	free(file.data);
+	pw_warm_give(file.data);
 	pw_store_decoder_free(dec);
 	if (r < 0) {
-		free(o.data);
+		pw_warm_give(o.data);
 		return r;
 	}
 	*ret_points = o.data;
