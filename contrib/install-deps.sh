@@ -4,7 +4,7 @@
 set -euo pipefail
 
 build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev libsystemd-dev
-	libinih-dev zlib1g-dev libcurl4-gnutls-dev libcrypt-dev libgnutls28-dev)
+	libinih-dev zlib1g-dev libdeflate-dev libcurl4-gnutls-dev libcrypt-dev libgnutls28-dev)
 # The Debian package (`make deb`, tests/e2e/test_package.sh): dpkg-buildpackage, dh, lintian.
 deb_pkgs=(dpkg-dev debhelper lintian)
 # iproute2, iptables and util-linux (mkswap, swapon, fallocate): the live incidents (tests/live);

@@ -921,20 +921,6 @@ static int room(struct points_out *o, uint32_t n)
 	return 0;
 }
 
-static int take(struct points_out *o, const struct pw_history_point *p, int64_t since_ns, int64_t until_ns)
-{
-	if (!wanted(o, p, since_ns, until_ns))
-		return 0;
-	if (o->n == o->max)
-		return -E2BIG;
-	int r = room(o, 1);
-	if (r < 0)
-		return r;
-	memcpy(out_at(o, o->n), p, o->point_size);
-	taken(o, p);
-	return 0;
-}
-
 /* Keep, of the got points decoded at o's end, those wanted, moved down over the others. */
 static int keep_decoded(struct points_out *o, uint32_t got, int64_t since_ns, int64_t until_ns)
 {
@@ -952,78 +938,68 @@ static int keep_decoded(struct points_out *o, uint32_t got, int64_t since_ns, in
 	return 0;
 }
 
-/* The points of one file (a data file or the head) inside the window into o. Frames are decoded
- * straight into o's end (a copy of each point out of a scratch was a tenth of an hour's answer),
- * the pages for each faulted in ahead at the size of the frame before. */
-static int read_file(int dir_fd, const char *name, struct file_buf *file, struct pw_store_decoder *dec,
-                     uint32_t cpu_cap, struct points_out *o, int64_t since_ns, int64_t until_ns)
+/* How a window is read: each frame of the files that overlap it goes to frame(), the head's last. */
+struct window_reader {
+	int (*frame)(struct window_reader *wr, const unsigned char *frame, size_t len);
+	struct pw_store_decoder *dec;
+	int64_t since_ns, until_ns;
+};
+
+/* The whole of file name into buf (*ret_len 0 when it is missing: dropped by retention meanwhile,
+ * or never there). Returns 0 or -ENOMEM. */
+static int read_named(int dir_fd, const char *name, struct file_buf *buf, size_t *ret_len)
 {
 	int fd = open_in(dir_fd, name, O_RDONLY);
-	size_t len = 0, off = PW_STORE_HEADER_SIZE;
-	struct pw_store_header h;
-	int r = 0;
-
+	*ret_len = 0;
 	if (fd < 0)
-		return 0; /* dropped by retention meanwhile, or never there */
-	int e = read_whole_into(fd, READ_FILE_MAX, &file->data, &file->cap, &len);
+		return 0;
+	int e = read_whole_into(fd, READ_FILE_MAX, &buf->data, &buf->cap, ret_len);
 	close(fd);
 	if (e < 0)
-		return e == -ENOMEM ? e : 0;
-	const unsigned char *data = file->data;
+		*ret_len = 0;
+	return e == -ENOMEM ? e : 0;
+}
+
+/* The frames of one file's bytes, up to a torn tail (being written now, or a crash). */
+static int read_frames(struct window_reader *wr, const unsigned char *data, size_t len)
+{
+	struct pw_store_header h;
+	size_t off = PW_STORE_HEADER_SIZE;
+	int r = 0;
+
 	if (pw_store_header_decode(data, len, &h) < 0)
 		return 0;
-	pw_store_decoder_reset(dec);
+	pw_store_decoder_reset(wr->dec);
 	while (off < len && r == 0) {
 		ssize_t n = pw_store_frame_length(data + off, len - off, NULL);
 		if (n <= 0)
-			break; /* torn (being written now, or a crash): what came before */
-		if ((r = room(o, PW_STORE_POINTS_MAX)) < 0)
 			break;
-		int got = pw_store_decode(dec, data + off, (size_t)n, out_at(o, o->n), o->point_size, cpu_cap,
-		                          PW_STORE_POINTS_MAX);
+		r = wr->frame(wr, data + off, (size_t)n);
 		off += (size_t)n;
-		if (got == -ENOMEM)
-			r = got;
-		if (got > 0) {
-			o->guess = (uint32_t)got;
-			r = keep_decoded(o, (uint32_t)got, since_ns, until_ns);
-		}
 	}
 	return r;
 }
 
-int pw_history_tier_read(const char *dir, const char *prefix, uint32_t cpu_cap, size_t point_size,
-                         int64_t since_ns, int64_t until_ns, uint32_t max_points, void **ret_points)
+/* The frames of the tier PREFIX in dir that may hold points of wr's window, oldest first. */
+static int read_window(const char *dir, const char *prefix, struct window_reader *wr)
 {
-	struct points_out o = {.point_size = point_size, .max = max_points};
 	struct data_file *files = NULL;
-	struct pw_store_decoder *dec = NULL;
-	struct file_buf file = {0};
+	struct file_buf head = {0}, file = {0};
+	size_t head_len = 0, len = 0;
 	char name[64];
 	int r = 0, n = 0;
 
-	*ret_points = NULL;
-	if (point_size < pw_history_point_size(cpu_cap))
-		return -EINVAL;
 	int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dir_fd < 0)
 		return 0;
-	/* The head first: its points may move into a data file while we read, never out of both. */
-	struct points_out head = o;
-	/* Buffers the answer before left (warm_buffers.h): the largest for the window's points, one
-	 * for a frame's worth for the head's. */
-	size_t cap = 0;
-	o.data = pw_warm_take(SIZE_MAX, &cap);
-	o.cap = (uint32_t)(cap / point_size < UINT32_MAX ? cap / point_size : UINT32_MAX);
-	head.data = pw_warm_take((size_t)PW_STORE_POINTS_MAX * point_size, &cap);
-	head.cap = (uint32_t)(cap / point_size < UINT32_MAX ? cap / point_size : UINT32_MAX);
-	if (!(dec = pw_store_decoder_new())) {
-		r = -ENOMEM;
-		goto out;
+	if (!(wr->dec = pw_store_decoder_new())) {
+		close(dir_fd);
+		return -ENOMEM;
 	}
-	head.max = PW_STORE_POINTS_MAX;
+	/* The head first: its points may move into a data file while we read, never out of both. Its
+	 * frames go last, after the data files' (a point found twice is taken once). */
 	snprintf(name, sizeof(name), "%s.head", prefix);
-	if ((r = read_file(dir_fd, name, &file, dec, cpu_cap, &head, since_ns, until_ns)) < 0 && r != -E2BIG)
+	if ((r = read_named(dir_fd, name, &head, &head_len)) < 0)
 		goto out;
 	if ((n = list_files(dir_fd, prefix, &files)) < 0) {
 		r = n;
@@ -1031,29 +1007,92 @@ int pw_history_tier_read(const char *dir, const char *prefix, uint32_t cpu_cap, 
 	}
 	for (int i = 0; i < n && r == 0; i++) {
 		/* Files hold points from their first up to the next file's first. */
-		if (i + 1 < n && files[i + 1].first_ms * NS_PER_MS <= since_ns)
+		if (i + 1 < n && files[i + 1].first_ms * NS_PER_MS <= wr->since_ns)
 			continue;
-		if (files[i].first_ms * NS_PER_MS > until_ns)
+		if (files[i].first_ms * NS_PER_MS > wr->until_ns)
 			break;
 		file_name(prefix, files[i].first_ms, name, sizeof(name));
-		r = read_file(dir_fd, name, &file, dec, cpu_cap, &o, since_ns, until_ns);
+		if ((r = read_named(dir_fd, name, &file, &len)) == 0)
+			r = read_frames(wr, file.data, len);
 	}
-	for (uint32_t i = 0; i < head.n && r == 0; i++)
-		r = take(&o,
-		         (const struct pw_history_point *)(const void *)(head.data + (size_t)i * point_size),
-		         since_ns, until_ns);
+	if (r == 0)
+		r = read_frames(wr, head.data, head_len);
 out:
 	close(dir_fd);
-	pw_warm_give(head.data);
 	free(files);
+	free(head.data);
 	pw_warm_give(file.data);
-	pw_store_decoder_free(dec);
+	pw_store_decoder_free(wr->dec);
+	return r;
+}
+
+struct points_reader {
+	struct window_reader wr;
+	struct points_out o;
+	uint32_t cpu_cap;
+};
+
+/* A frame's points, decoded straight into o's end (a copy of each point out of a scratch was a
+ * tenth of an hour's answer), the pages for each faulted in ahead at the size of the frame before;
+ * those of the window kept. A damaged frame is skipped. */
+static int points_frame(struct window_reader *wr, const unsigned char *frame, size_t len)
+{
+	struct points_reader *pr = (struct points_reader *)(void *)wr;
+	struct points_out *o = &pr->o;
+	int r = room(o, PW_STORE_POINTS_MAX);
+	if (r < 0)
+		return r;
+	int got = pw_store_decode(wr->dec, frame, len, out_at(o, o->n), o->point_size, pr->cpu_cap,
+	                          PW_STORE_POINTS_MAX);
+	if (got == -ENOMEM)
+		return got;
+	if (got <= 0)
+		return 0;
+	o->guess = (uint32_t)got;
+	return keep_decoded(o, (uint32_t)got, wr->since_ns, wr->until_ns);
+}
+
+int pw_history_tier_read(const char *dir, const char *prefix, uint32_t cpu_cap, size_t point_size,
+                         int64_t since_ns, int64_t until_ns, uint32_t max_points, void **ret_points)
+{
+	struct points_reader pr = {.wr = {.frame = points_frame, .since_ns = since_ns, .until_ns = until_ns},
+	                           .o = {.point_size = point_size, .max = max_points},
+	                           .cpu_cap = cpu_cap};
+	size_t cap = 0;
+
+	*ret_points = NULL;
+	if (point_size < pw_history_point_size(cpu_cap))
+		return -EINVAL;
+	/* In the largest buffer the answer before left (warm_buffers.h). */
+	pr.o.data = pw_warm_take(SIZE_MAX, &cap);
+	pr.o.cap = (uint32_t)(cap / point_size < UINT32_MAX ? cap / point_size : UINT32_MAX);
+	int r = read_window(dir, prefix, &pr.wr);
 	if (r < 0) {
-		pw_warm_give(o.data);
+		pw_warm_give(pr.o.data);
 		return r;
 	}
-	*ret_points = o.data;
-	return (int)o.n;
+	*ret_points = pr.o.data;
+	return (int)pr.o.n;
+}
+
+struct columns_reader {
+	struct window_reader wr;
+	struct pw_history_columns *cols;
+};
+
+static int columns_frame(struct window_reader *wr, const unsigned char *frame, size_t len)
+{
+	struct columns_reader *cr = (struct columns_reader *)(void *)wr;
+	int got = pw_store_decode_columns(wr->dec, frame, len, cr->cols, wr->since_ns, wr->until_ns);
+	return got == -EBADMSG || got >= 0 ? 0 : got; /* a damaged frame is skipped */
+}
+
+int pw_history_tier_read_columns(const char *dir, const char *prefix, int64_t since_ns, int64_t until_ns,
+                                 struct pw_history_columns *cols)
+{
+	struct columns_reader cr = {
+	        .wr = {.frame = columns_frame, .since_ns = since_ns, .until_ns = until_ns}, .cols = cols};
+	return read_window(dir, prefix, &cr.wr);
 }
 
 /* The sampling interval in the header of file name; 0 when it cannot be read. */

@@ -80,6 +80,14 @@ void pw_history_tier_free(struct pw_history_tier *t);
 int pw_history_tier_read(const char *dir, const char *prefix, uint32_t cpu_cap, size_t point_size,
                          int64_t since_ns, int64_t until_ns, uint32_t max_points, void **ret_points);
 
+struct pw_history_columns;
+
+/* The same window of the samples tier into cols (lib/history_columns.h), after what it holds: no
+ * history point in between. Returns 0; -ERANGE when a value does not fit the columns (read the
+ * window as points then), -E2BIG past their bounds, -ENOMEM. */
+int pw_history_tier_read_columns(const char *dir, const char *prefix, int64_t since_ns, int64_t until_ns,
+                                 struct pw_history_columns *cols);
+
 /* Any thread: the first point of the tier's oldest data file, in Unix ms (INT64_MIN when there is
  * none: its points, if any, are all in the head), and the sampling interval in that file's header
  * (the head's without one; 0 when unreadable). Returns 0, or -errno when dir cannot be listed. */

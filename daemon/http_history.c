@@ -15,6 +15,7 @@
 #include "clock.h"
 #include "gzip.h"
 #include "history.h"
+#include "history_columns.h"
 #include "history_json.h"
 #include "history_query.h"
 #include "history_store.h"
@@ -408,9 +409,40 @@ static int gathered_samples(struct gathered *g, char **pts, uint32_t n, uint32_t
 	return 0;
 }
 
+/* The samples with since < time <= until as columns: the store's up to ring_from, then the ring's n
+ * points. Returns 0, -ERANGE (figures the columns do not keep), -E2BIG, -ENOMEM. */
+static int gather_columns(struct pw_http_history *hh, int64_t since_ns, int64_t ring_from, const char *points,
+                          uint32_t n, size_t point_size, struct pw_history_columns *c)
+{
+	uint64_t want = ((uint64_t)ring_from - (uint64_t)since_ns) / (uint64_t)hh->interval_ns;
+	want += want / 64 + 8 + n;
+	pw_history_columns_init(c, pw_sampler_cpu_cap(hh->sampler), DISK_POINTS_BYTES / point_size + n,
+	                        DISK_POINTS_BYTES);
+	/* In the buffer an answer before left (warm_buffers.h). */
+	c->values = pw_warm_take(SIZE_MAX, &c->values_size);
+	int r = pw_history_columns_reserve(c, want < c->max_rows ? (uint32_t)want : c->max_rows);
+	if (r == 0)
+		r = pw_history_tier_read_columns(hh->store_dir, PW_HISTORY_SAMPLES, since_ns, ring_from, c);
+	if (r == 0)
+		r = pw_history_columns_add_points(c, points, point_size, n);
+	if (r == 0)
+		pw_history_columns_finish(c);
+	return r;
+}
+
+static void columns_free(struct pw_history_columns *c)
+{
+	pw_warm_give(c->values);
+	c->values = NULL;
+	pw_history_columns_done(c);
+}
+
 /* The samples with since < time <= until: the store's for what the ring no longer holds, then the
- * ring's. Returns 0, -E2BIG (too many on disk), -ENOMEM. */
-static int gather_samples(struct pw_http_history *hh, int64_t since_ns, int64_t until_ns, struct gathered *g)
+ * ring's. Into cols when it is not NULL and the window reaches the store (*ret_columns then true),
+ * else, or when the columns do not keep its figures, into g. Returns 0, -E2BIG (too many on disk),
+ * -ENOMEM. */
+static int gather_samples(struct pw_http_history *hh, int64_t since_ns, int64_t until_ns, struct gathered *g,
+                          struct pw_history_columns *cols, bool *ret_columns)
 {
 	const struct pw_ring *ring = pw_sampler_history(hh->sampler);
 	/* Room for the window's points: its span in intervals plus slack for jitter, at most the ring. */
@@ -431,6 +463,16 @@ static int gather_samples(struct pw_http_history *hh, int64_t since_ns, int64_t 
 	if (n) {
 		int64_t oldest = ((const struct pw_history_point *)(const void *)points)->real_ns;
 		ring_from = (oldest - ((oldest % 1000000) + 1000000) % 1000000) - 1;
+	}
+	if (hh->store_dir && since_ns < ring_from && cols) {
+		r = gather_columns(hh, since_ns, ring_from, points, n, g->point_size, cols);
+		if (r == 0 || r == -ENOMEM) {
+			*ret_columns = r == 0;
+			free(points);
+			return r;
+		}
+		columns_free(cols); /* figures past 32 bits, or past the columns' bounds: as points */
+		r = 0;
 	}
 	if (hh->store_dir && since_ns < ring_from) {
 		void *disk = NULL;
@@ -554,6 +596,8 @@ static bool render(struct pw_http_history *hh, struct pw_http_history_job *job)
 	struct pw_history_query q;
 	struct pw_history_window w = {.interval_ns = hh->interval_ns, .now_real_ns = pw_real_ns()};
 	struct gathered g = {.point_size = pw_ring_payload_size(ring)};
+	struct pw_history_columns cols = {0};
+	bool columns = false;
 	char err[512];
 	int r = 0;
 
@@ -578,8 +622,12 @@ static bool render(struct pw_http_history *hh, struct pw_http_history_job *job)
 		if (r == 0 && !g.mins) /* no minute yet: the samples come as means, mins and maxs too */
 			r = gathered_reserve(&g, 1, true);
 	}
+	/* Every sample as it is (no step): from disk in columns. */
 	if (r == 0)
-		r = gather_samples(hh, samples_from, q.until_ns, &g);
+		r = gather_samples(hh, samples_from, q.until_ns, &g,
+		                   q.step_ns <= hh->interval_ns && !g.mins ? &cols : NULL, &columns);
+	if (r < 0)
+		columns_free(&cols);
 	if (r == -E2BIG) {
 		gathered_free(&g);
 		snprintf(err, sizeof(err),
@@ -601,6 +649,10 @@ static bool render(struct pw_http_history *hh, struct pw_http_history_job *job)
 	w.counts = g.counts;
 	w.point_size = g.point_size;
 	w.npoints = g.n;
+	if (columns) {
+		w.columns = &cols;
+		w.npoints = cols.n;
+	}
 	struct pw_irq_line *lines = window_context(hh, &q, &w) ? line_names(hh, &w.nlines) : NULL;
 	w.lines = lines;
 
@@ -616,6 +668,7 @@ static bool render(struct pw_http_history *hh, struct pw_http_history_job *job)
 	int e = pw_history_render(&hh->body, &q, &w, gzip ? NULL : &sink, err, sizeof(err));
 	free(lines);
 	gathered_free(&g);
+	columns_free(&cols);
 	if (ss.stream) { /* the rest and the end; a failure now can only cut the answer short */
 		if (e == 0)
 			e = pw_history_stream_push(ss.stream, &hh->body);

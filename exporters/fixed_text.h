@@ -10,6 +10,7 @@
 #define PW_FIXED_TEXT_H
 
 #include "outbuf.h"
+#include "round_half.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -63,21 +64,13 @@ static inline char *pw_fixed_whole(char *dst, uint64_t u)
 	return dst + 8;
 }
 
-/* v rounded to decimals places (0 to 4), trailing zeros dropped, or "null" (unknown, or too large
- * to round exactly), written at dst; returns the end. dst has room for PW_FIXED_MAX bytes.
- * pw_fixed_text_init() was called. */
-static inline char *pw_write_fixed(char *dst, double v, int decimals)
+/* n / 10^decimals (decimals 0 to 4, |n| below 9 * 10^15), trailing zeros dropped, written at dst;
+ * returns the end. A figure the store keeps as an integer (a share in ten-thousandths, a rate in
+ * hundredths) is printed from it as it is. pw_fixed_text_init() was called. */
+static inline __attribute__((always_inline)) char *pw_write_scaled(char *dst, int64_t n, int decimals)
 {
-	static const double scale[] = {1, 10, 100, 1000, 10000};
-	static const double limit[] = {9e15, 9e14, 9e13, 9e12, 9e11};
 	static const uint32_t pow10[] = {1, 10, 100, 1000, 10000};
 	static const uint32_t to_ten_thousandths[] = {0, 1000, 100, 10, 1};
-	if (!(fabs(v) < limit[decimals])) /* NAN and infinities too */
-		return memcpy(dst, "null", 4), dst + 4;
-	double x = v * scale[decimals];
-	/* Half away from zero, as llround (a library call, a fifth of the time here); from 2^52 on a
-	 * double is whole, and adding a half would round it up. */
-	int64_t n = fabs(x) >= 0x1p52 ? (int64_t)x : (int64_t)(x < 0 ? x - 0.5 : x + 0.5);
 	if (n < 0)
 		*dst++ = '-';
 	uint64_t u = n < 0 ? -(uint64_t)n : (uint64_t)n, whole;
@@ -107,6 +100,19 @@ static inline char *pw_write_fixed(char *dst, double v, int decimals)
 	memcpy(dst + 1, &pw_digit_pairs[k / 100 * 2], 2);
 	memcpy(dst + 3, &pw_digit_pairs[k % 100 * 2], 2);
 	return dst + pw_fraction_len[k];
+}
+
+/* v rounded to decimals places (0 to 4), trailing zeros dropped, or "null" (unknown, or too large
+ * to round exactly), written at dst; returns the end. dst has room for PW_FIXED_MAX bytes.
+ * pw_fixed_text_init() was called. */
+static inline char *pw_write_fixed(char *dst, double v, int decimals)
+{
+	static const double scale[] = {1, 10, 100, 1000, 10000};
+	static const double limit[] = {9e15, 9e14, 9e13, 9e12, 9e11};
+	if (!(fabs(v) < limit[decimals])) /* NAN and infinities too */
+		return memcpy(dst, "null", 4), dst + 4;
+	/* Half away from zero, as the store rounds (round_half.h). */
+	return pw_write_scaled(dst, pw_round_half_away(v * scale[decimals]), decimals);
 }
 
 #endif

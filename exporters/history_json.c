@@ -24,6 +24,12 @@ struct series {
 	struct pw_history_reader reader; /* of id */
 	int line;                        /* a line series: its index in render's lines; else -1 */
 	char key[80];                    /* "percpu_busy_ratio.cpu3": the CSV column, the page's handle */
+	/* A window in columns: this series' (NULL: unknown throughout), and its figures as q * mul / div
+	 * (mul and div whole), printed as q * mul with `scaled` decimals when exact. */
+	const int32_t *q;
+	int64_t mul, div;
+	int scaled;
+	bool exact;
 };
 
 /* One entry of every column: the points [first, end) of the window (one point, or a step's), or a
@@ -62,12 +68,33 @@ static const struct pw_history_point *point(const struct pw_history_window *w, u
 	                                                       (size_t)i * w->point_size);
 }
 
+static int64_t time_of(const struct pw_history_window *w, uint32_t i)
+{
+	return w->columns ? w->columns->time_ns[i] : point(w, i)->real_ns;
+}
+
+static uint32_t flags_of(const struct pw_history_window *w, uint32_t i)
+{
+	return w->columns ? w->columns->flags[i] : point(w, i)->flags;
+}
+
 enum { POINTS, MINS, MAXS }; /* which of the window's arrays a point is from */
 
-/* The figure of one series at one point (of the array `from`), in base units; NAN when unknown. */
-static inline double value(struct render *r, const struct series *se, const struct pw_history_point *p,
-                           int from)
+/* The figure of one series at point i (of the array `from`), in base units; NAN when unknown.
+ * Inlined: a call per figure was a tenth of a CSV hour. */
+static inline __attribute__((always_inline)) double value(struct render *r, const struct series *se,
+                                                          uint32_t i, int from)
 {
+	const struct pw_history_window *w = r->w;
+	if (w->columns) {
+		int32_t q = se->q ? se->q[i] : PW_COLUMN_UNKNOWN;
+		return q == PW_COLUMN_UNKNOWN ? NAN : (double)q * (double)se->mul / (double)se->div;
+	}
+	const struct pw_history_point *p = point_in(w,
+	                                            from == POINTS ? w->points
+	                                            : from == MINS ? w->mins
+	                                                           : w->maxs,
+	                                            i);
 	if (se->line >= 0)
 		return pw_history_line_rate(&r->slots[from], (uint32_t)se->line, p);
 	return pw_history_read(&se->reader, p);
@@ -150,18 +177,60 @@ static uint32_t window_lines(const struct pw_history_window *w, char names[][PW_
 	return n;
 }
 
+/* The same of a window in columns: into names, and their columns into cols. */
+static uint32_t column_lines(const struct pw_history_columns *c, char names[][PW_IRQ_NAME_MAX],
+                             uint32_t *cols)
+{
+	uint32_t n = pw_history_columns_lines(c, cols, MAX_LINE_SERIES);
+	for (uint32_t i = 0; i < n; i++)
+		memcpy(names[i], c->cols[cols[i]].id.irq, PW_IRQ_NAME_MAX);
+	return n;
+}
+
 static uint32_t window_ncpu(const struct pw_history_window *w)
 {
 	uint32_t ncpu = 0;
+	if (w->columns)
+		return w->columns->ncpu;
 	for (uint32_t i = 0; i < w->npoints; i++)
 		if (point(w, i)->ncpu > ncpu)
 			ncpu = point(w, i)->ncpu;
 	return ncpu;
 }
 
+/* How a series of a window in columns prints: q * mul / div, and exactly from q when its quantum is
+ * a whole number or a power of ten no finer than the decimals it is printed with. */
+static void column_of(struct render *r, struct series *se, const uint32_t *line_cols)
+{
+	const struct pw_history_columns *c = r->w->columns;
+	const struct pw_history_signal_def *d = pw_history_signal_def(se->id.signal);
+	int col = se->line >= 0 ? (int)line_cols[se->line] : pw_history_columns_find(c, &se->id);
+	static const int64_t pow10[] = {1, 10, 100, 1000, 10000};
+
+	se->q = col >= 0 ? pw_history_column_values(c, (uint32_t)col) : NULL;
+	se->mul = 1;
+	se->div = 1;
+	/* q * mul below 9 * 10^15 (pw_write_scaled's bound) for every 32-bit q. */
+	if (d->quantum >= 1 && d->quantum == floor(d->quantum) && d->quantum < 4e6) {
+		se->mul = (int64_t)d->quantum;
+		se->exact = true;
+		return;
+	}
+	for (int e = 1; e <= d->decimals && e <= 4; e++) {
+		if (fabs(d->quantum * (double)pow10[e] - 1) < 1e-9) {
+			se->div = pow10[e];
+			se->scaled = e;
+			se->exact = true;
+		}
+	}
+}
+
 static int plan_series(struct render *r)
 {
-	uint32_t nlines = window_lines(r->w, r->lines), ncpu = window_ncpu(r->w);
+	uint32_t line_cols[MAX_LINE_SERIES];
+	uint32_t nlines = r->w->columns ? column_lines(r->w->columns, r->lines, line_cols)
+	                                : window_lines(r->w, r->lines);
+	uint32_t ncpu = window_ncpu(r->w);
 	size_t cap = PW_HS_COUNT + MAX_LINE_SERIES + PW_SOFTIRQ_COUNT + (size_t)ncpu * PW_HS_COUNT;
 	char suffix[48];
 
@@ -189,6 +258,8 @@ static int plan_series(struct render *r)
 			}
 			key_of(se, count == 1 && s != PW_HS_LINE && s < PW_HS_PERCPU_BUSY ? NULL : suffix);
 			pw_history_reader_init(&se->reader, &se->id);
+			if (r->w->columns)
+				column_of(r, se, line_cols);
 		}
 	}
 	for (int k = 0; k < 3; k++)
@@ -221,8 +292,8 @@ static bool gap_before(const struct render *r, uint32_t i)
 {
 	if (i == 0)
 		return false;
-	const struct pw_history_point *p = point(r->w, i), *prev = point(r->w, i - 1);
-	return (p->flags & PW_HISTORY_RUN_START) || p->real_ns - prev->real_ns > r->w->interval_ns * 5 / 2;
+	return (flags_of(r->w, i) & PW_HISTORY_RUN_START) ||
+	       time_of(r->w, i) - time_of(r->w, i - 1) > r->w->interval_ns * 5 / 2;
 }
 
 static int plan_rows(struct render *r)
@@ -236,10 +307,10 @@ static int plan_rows(struct render *r)
 	if (!(r->rows = malloc((size_t)cap * sizeof(*r->rows))))
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++) {
-		int64_t t = point(r->w, i)->real_ns;
+		int64_t t = time_of(r->w, i);
 		if (!r->agg) {
 			if (gap_before(r, i))
-				add_row(r, cap, i, i, point(r->w, i - 1)->real_ns + r->w->interval_ns);
+				add_row(r, cap, i, i, time_of(r->w, i - 1) + r->w->interval_ns);
 			add_row(r, cap, i, i + 1, t);
 			continue;
 		}
@@ -314,11 +385,11 @@ static void stats(struct render *r, const struct series *se, const struct row *r
 	const struct pw_history_window *w = r->w;
 	double sum = 0, lo = INFINITY, hi = -INFINITY, n = 0;
 	for (uint32_t i = row->first; i < row->end; i++) {
-		double v = value(r, se, point(w, i), POINTS), weight = w->counts ? w->counts[i] : 1;
+		double v = value(r, se, i, POINTS), weight = w->counts ? w->counts[i] : 1;
 		if (!isfinite(v))
 			continue;
-		double vlo = w->mins ? value(r, se, point_in(w, w->mins, i), MINS) : v;
-		double vhi = w->maxs ? value(r, se, point_in(w, w->maxs, i), MAXS) : v;
+		double vlo = w->mins ? value(r, se, i, MINS) : v;
+		double vhi = w->maxs ? value(r, se, i, MAXS) : v;
 		vlo = isfinite(vlo) ? vlo : v;
 		vhi = isfinite(vhi) ? vhi : v;
 		sum += v * weight;
@@ -344,21 +415,25 @@ static void extract(struct render *r, uint32_t s0, uint32_t ns, uint32_t r0, uin
 			if (row->first == row->end)
 				out[0] = out[nst - 1] = out[nst / 2] = NAN;
 			else if (!r->agg)
-				out[0] = value(r, &r->series[s0 + s], point(r->w, row->first), POINTS);
+				out[0] = value(r, &r->series[s0 + s], row->first, POINTS);
 			else
 				stats(r, &r->series[s0 + s], row, out);
 		}
 	}
 }
 
-/* How many series or rows (of `across` figures each, of `count` in all) make a block, and the
- * block's memory (NULL: out of memory), faulted in: 512 KiB is a fresh mapping per answer, and its
- * faults were a quarter of those of an hour's render. */
-static double *block_new(const struct render *r, uint32_t across, uint32_t count, uint32_t *ret_per_block)
+/* How many series or rows (of `across` figures each, of `count` in all) make a block, and, when
+ * the figures are to be taken out of points (want), the block's memory (NULL: out of memory),
+ * faulted in: 512 KiB is a fresh mapping per answer, and its faults were a quarter of those of an
+ * hour's render. */
+static double *block_new(const struct render *r, uint32_t across, uint32_t count, uint32_t *ret_per_block,
+                         bool want)
 {
 	size_t unit = (size_t)across * nstats(r), n = unit ? BLOCK_VALUES / unit : count;
 	n = n < 1 ? 1 : n > count ? count : n;
 	*ret_per_block = (uint32_t)n;
+	if (!want)
+		return NULL;
 	double *block = malloc((n * unit + 1) * sizeof(double));
 	if (block)
 		pw_prefault(block, (n * unit + 1) * sizeof(double));
@@ -415,6 +490,54 @@ static void json_column(struct render *r, const struct series *se, const double 
 		if (k)
 			*p++ = ',';
 		p = pw_write_fixed(p, v[(size_t)k * nst + stat], dec);
+	}
+	*p++ = ']';
+	out->len = (size_t)(p - out->data);
+}
+
+/* The figures of a series of a window in columns, every point or gap, as q * mul with `scaled`
+ * decimals: a constant where it is inlined, so pw_write_scaled divides by multiplying. */
+static inline __attribute__((always_inline)) char *put_scaled_column(char *p, const struct render *r,
+                                                                     const struct series *se, int scaled)
+{
+	for (uint32_t k = 0; k < r->nrows; k++) {
+		const struct row *row = &r->rows[k];
+		int32_t q = se->q && row->first != row->end ? se->q[row->first] : PW_COLUMN_UNKNOWN;
+		if (k)
+			*p++ = ',';
+		if (q == PW_COLUMN_UNKNOWN) {
+			memcpy(p, "null", 4);
+			p += 4;
+		} else {
+			p = pw_write_scaled(p, q * se->mul, scaled);
+		}
+	}
+	return p;
+}
+
+/* The same for a series of a window in columns, from the integers themselves when they print
+ * exactly, without a figure taken out into a block first. */
+static void json_column_q(struct render *r, const struct series *se)
+{
+	struct pw_outbuf *out = r->out;
+	if (pw_outbuf_reserve(out, (size_t)r->nrows * (PW_FIXED_MAX + 1) + 2) < 0)
+		return;
+	char *p = out->data + out->len;
+	*p++ = '[';
+	if (se->exact && se->scaled == 0) {
+		p = put_scaled_column(p, r, se, 0);
+	} else if (se->exact && se->scaled == 2) {
+		p = put_scaled_column(p, r, se, 2);
+	} else if (se->exact && se->scaled == 4) {
+		p = put_scaled_column(p, r, se, 4);
+	} else {
+		for (uint32_t k = 0; k < r->nrows; k++) {
+			const struct row *row = &r->rows[k];
+			if (k)
+				*p++ = ',';
+			p = pw_write_fixed(p, row->first == row->end ? NAN : value(r, se, row->first, POINTS),
+			                   decimals(se));
+		}
 	}
 	*p++ = ']';
 	out->len = (size_t)(p - out->data);
@@ -478,7 +601,10 @@ static void json_series(struct render *r, const struct series *se, const double 
 		}
 	} else {
 		pw_outbuf_puts(out, ",\"values\":");
-		json_column(r, se, v, 0);
+		if (v)
+			json_column(r, se, v, 0);
+		else
+			json_column_q(r, se);
 	}
 	pw_outbuf_putc(out, '}');
 }
@@ -532,19 +658,23 @@ static int render_json(struct render *r)
 	}
 	pw_outbuf_puts(out, "],\"signals\":[");
 	uint32_t per_block;
-	double *block = block_new(r, r->nrows, r->nseries, &per_block);
-	if (!block)
+	/* Columns print from their integers; points' figures are taken out a block at a time. */
+	bool from_columns = r->w->columns && !r->agg;
+	double *block = block_new(r, r->nrows, r->nseries, &per_block, !from_columns);
+	if (!block && !from_columns)
 		return -ENOMEM;
 	size_t since = text_len(r);
 	int e = 0;
 	for (uint32_t s0 = 0; s0 < r->nseries && e == 0; s0 += per_block) {
 		uint32_t ns = r->nseries - s0 < per_block ? r->nseries - s0 : per_block;
-		extract(r, s0, ns, 0, r->nrows, block);
+		if (!from_columns)
+			extract(r, s0, ns, 0, r->nrows, block);
 		prefault_text(r, (size_t)ns * r->nrows * nstats(r), (size_t)s0 * r->nrows * nstats(r), since);
 		for (uint32_t s = s0; s < s0 + ns; s++) {
 			if (s)
 				pw_outbuf_putc(out, ',');
-			json_series(r, &r->series[s], block + (size_t)(s - s0) * r->nrows * nstats(r));
+			json_series(r, &r->series[s],
+			            from_columns ? NULL : block + (size_t)(s - s0) * r->nrows * nstats(r));
 		}
 		e = flush_text(r);
 	}
@@ -582,7 +712,7 @@ static int render_csv(struct render *r)
 	}
 	pw_outbuf_putc(out, '\n');
 	uint32_t per_block, nst = nstats(r);
-	double *block = block_new(r, r->nseries, r->nrows, &per_block);
+	double *block = block_new(r, r->nseries, r->nrows, &per_block, true);
 	if (!block)
 		return -ENOMEM;
 	size_t since = text_len(r);

@@ -8,6 +8,7 @@
 #include "baseline.h"
 #include "detector.h"
 #include "history.h"
+#include "history_columns.h"
 #include "history_query.h"
 #include "outbuf.h"
 
@@ -32,6 +33,9 @@ struct pw_history_window {
 	 * as points, and how many samples each is (the weight of its mean). NULL: points are samples. */
 	const void *mins, *maxs;
 	const uint32_t *counts;
+	/* Or the window's samples as columns (points, mins, maxs NULL; npoints is columns->n): what a
+	 * window read from disk comes as, printed from the integers the store keeps. */
+	const struct pw_history_columns *columns;
 	int64_t interval_ns; /* the sampling interval */
 	int64_t now_real_ns;
 	const struct pw_baseline *baselines;             /* [PW_SIG_COUNT] host baselines, or NULL */

@@ -9,8 +9,10 @@
 #define PW_HISTORY_SIGNALS_H
 
 #include "history.h"
+#include "round_half.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -85,6 +87,17 @@ struct pw_history_series {
 	uint32_t inst;             /* CPU id or softirq type; 0 for host and line signals */
 	char irq[PW_IRQ_NAME_MAX]; /* PW_SCOPE_LINE: the line's name, NUL-padded */
 };
+
+/* The integer the store keeps value as (value / quantum rounded half away from zero, as /history
+ * prints it: round_half.h); false when value is unknown or beyond what the store keeps. */
+static inline bool pw_history_quantize(double value, double quantum, int64_t *ret)
+{
+	double x = value / quantum;
+	if (!(fabs(x) <= 0x1p52)) /* NAN too */
+		return false;
+	*ret = pw_round_half_away(x);
+	return true;
+}
 
 /* The value of series at point p, in base units; NAN when unknown or not in p. */
 double pw_history_series_get(const struct pw_history_series *series, const struct pw_history_point *p);

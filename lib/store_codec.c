@@ -1,7 +1,10 @@
 /* store_codec.c — encode and decode the history store's frames (store_codec.h). */
 #include "store_codec.h"
 
+#include "history_columns.h"
+
 #include <errno.h>
+#include <libdeflate.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,9 +25,10 @@ static uint32_t get32(const unsigned char *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+/* CRC-32 (zlib's, computed by libdeflate: a third of zlib's time on a block). */
 static uint32_t crc(const void *buf, size_t len)
 {
-	return (uint32_t)crc32(crc32(0, Z_NULL, 0), buf, (uInt)len);
+	return libdeflate_crc32(0, buf, len);
 }
 
 void pw_store_header_encode(const struct pw_store_header *hdr, void *buf)
@@ -228,16 +232,6 @@ static void put_dict(struct pw_store_buf *b, const struct pw_store_dict *d)
 	}
 }
 
-/* q of a value: the integer it is stored as; false when unknown or beyond what the format keeps. */
-static bool quantize(double v, double quantum, int64_t *ret)
-{
-	double q = nearbyint(v / quantum);
-	if (!isfinite(q) || fabs(q) > 0x1p52)
-		return false;
-	*ret = (int64_t)q;
-	return true;
-}
-
 static void put_points(struct pw_store_buf *b, const struct pw_store_dict *d, const void *points,
                        size_t point_size, uint32_t n)
 {
@@ -258,7 +252,7 @@ static void put_points(struct pw_store_buf *b, const struct pw_store_dict *d, co
 		int64_t prev = 0, q;
 		for (uint32_t i = 0; i < n; i++) {
 			double v = pw_history_series_get(&d->series[s], point_at(points, point_size, i));
-			if (!quantize(v, quantum, &q)) {
+			if (!pw_history_quantize(v, quantum, &q)) {
 				put_varint(b, 0);
 				continue;
 			}
@@ -335,6 +329,16 @@ struct pw_store_decoder {
 	size_t raw_cap;
 	struct direct *direct; /* [dict.n] */
 	uint32_t direct_cap;
+	unsigned char *dict_bytes; /* the dictionary's bytes as the last frame brought it */
+	size_t dict_len, dict_cap; /* 0: none (dict not from a whole dictionary) */
+	/* libdeflate inflates a block in half zlib's time: most of reading an hour was inflating. */
+	struct libdeflate_decompressor *inflater;
+	/* Of the frame's points, as many as the largest frame so far (a block of a 2-CPU host is 221
+	 * points; PW_STORE_POINTS_MAX of each would be 64 KiB a decoder, kept by the heap after). */
+	int64_t *times_ms;
+	uint32_t *flags;
+	int32_t *rows; /* decoding into columns: each point's row, or -1 */
+	uint32_t points_cap;
 };
 
 struct pw_store_decoder *pw_store_decoder_new(void)
@@ -347,6 +351,11 @@ void pw_store_decoder_free(struct pw_store_decoder *dec)
 	if (!dec)
 		return;
 	pw_store_dict_done(&dec->dict);
+	libdeflate_free_decompressor(dec->inflater);
+	free(dec->times_ms);
+	free(dec->flags);
+	free(dec->rows);
+	free(dec->dict_bytes);
 	free(dec->raw);
 	free(dec->direct);
 	free(dec);
@@ -379,7 +388,7 @@ struct cursor {
 	bool bad;
 };
 
-static uint64_t get_varint(struct cursor *c)
+static uint64_t get_varint_long(struct cursor *c)
 {
 	uint64_t v = 0;
 
@@ -393,6 +402,22 @@ static uint64_t get_varint(struct cursor *c)
 	}
 	c->bad = true;
 	return 0;
+}
+
+/* Most tokens are one byte (a steady series' runs) or two (a noisy rate's): those without a loop
+ * or a call. */
+static inline __attribute__((always_inline)) uint64_t get_varint(struct cursor *c)
+{
+	if (c->end - c->p >= 2) {
+		unsigned b0 = c->p[0], b1 = c->p[1];
+		if (b0 < 0x80)
+			return c->p++, b0;
+		if (b1 < 0x80)
+			return c->p += 2, (b0 & 0x7f) | b1 << 7;
+	} else if (c->p < c->end && *c->p < 0x80) {
+		return *c->p++;
+	}
+	return get_varint_long(c);
 }
 
 static const char *get_string(struct cursor *c, size_t *ret_len)
@@ -470,8 +495,12 @@ static int inflate_payload(struct pw_store_decoder *dec, const unsigned char *pa
 		dec->raw = raw;
 		dec->raw_cap = raw_len;
 	}
-	uLongf got = raw_len;
-	if (uncompress(dec->raw, &got, payload + 4, (uLong)(len - 4)) != Z_OK || got != raw_len)
+	if (!dec->inflater && !(dec->inflater = libdeflate_alloc_decompressor()))
+		return -ENOMEM;
+	size_t got = 0;
+	if (libdeflate_zlib_decompress(dec->inflater, payload + 4, len - 4, dec->raw, raw_len, &got) !=
+	            LIBDEFLATE_SUCCESS ||
+	    got != raw_len)
 		return -EBADMSG;
 	*ret_len = raw_len;
 	return 0;
@@ -530,16 +559,33 @@ static bool put_direct(const struct direct *w, struct pw_history_point *p, int64
 	return true;
 }
 
-static int get_points(struct pw_store_decoder *dec, struct cursor *c, void *points, size_t point_size,
-                      uint32_t cpu_cap, uint32_t cap)
+/* Room in dec for the times, flags and rows of n points. */
+static int points_room(struct pw_store_decoder *dec, uint32_t n)
 {
-	uint64_t n = get_varint(c);
+	if (n <= dec->points_cap)
+		return 0;
+	int64_t *t = realloc(dec->times_ms, n * sizeof(*t));
+	if (t)
+		dec->times_ms = t;
+	uint32_t *f = realloc(dec->flags, n * sizeof(*f));
+	if (f)
+		dec->flags = f;
+	int32_t *r = realloc(dec->rows, n * sizeof(*r));
+	if (r)
+		dec->rows = r;
+	if (!t || !f || !r)
+		return -ENOMEM;
+	dec->points_cap = n;
+	return 0;
+}
+
+/* The times of a frame's n points (first, then delta of delta) and their flags into dec. */
+static int get_times_flags(struct pw_store_decoder *dec, struct cursor *c, uint32_t n)
+{
 	int64_t prev_ms = 0, prev_delta = 0;
 
-	if (c->bad || n == 0 || n > PW_STORE_POINTS_MAX)
-		return -EBADMSG;
-	if (n > cap)
-		return -ENOBUFS;
+	if (points_room(dec, n) < 0)
+		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++) {
 		int64_t v = unzigzag(get_varint(c)), t;
 		if (c->bad || v > PW_STORE_TIME_MAX_MS || v < -PW_STORE_TIME_MAX_MS)
@@ -550,7 +596,7 @@ static int get_points(struct pw_store_decoder *dec, struct cursor *c, void *poin
 		if (delta > PW_STORE_TIME_MAX_MS || delta < -PW_STORE_TIME_MAX_MS ||
 		    t > PW_STORE_TIME_MAX_MS || t < -PW_STORE_TIME_MAX_MS)
 			return -EBADMSG;
-		pw_history_point_unknown(point_mut(points, point_size, i), cpu_cap, t * 1000000);
+		dec->times_ms[i] = t;
 		prev_delta = delta;
 		prev_ms = t;
 	}
@@ -558,39 +604,101 @@ static int get_points(struct pw_store_decoder *dec, struct cursor *c, void *poin
 		uint64_t flags = get_varint(c);
 		if (c->bad || flags > UINT32_MAX)
 			return -EBADMSG;
-		point_mut(points, point_size, i)->flags = (uint32_t)flags;
+		dec->flags[i] = (uint32_t)flags;
+	}
+	return 0;
+}
+
+/* The next token of a series: false when the frame is corrupt; *known false for an unknown value,
+ * else *q the value after the one before (*q holds it). */
+static inline __attribute__((always_inline)) bool get_token(struct cursor *c, int64_t *q, bool *known)
+{
+	uint64_t token = get_varint(c);
+	*known = false;
+	if (c->bad)
+		return false;
+	if (token == 0)
+		return true;
+	int64_t delta = unzigzag(token - 1);
+	if (delta > (INT64_C(1) << 53) || delta < -(INT64_C(1) << 53))
+		return false;
+	*q += delta;
+	*known = true;
+	return *q <= (INT64_C(1) << 53) && *q >= -(INT64_C(1) << 53);
+}
+
+static int get_points(struct pw_store_decoder *dec, struct cursor *c, void *points, size_t point_size,
+                      uint32_t cpu_cap, uint32_t cap)
+{
+	uint64_t n = get_varint(c);
+	int r;
+
+	if (c->bad || n == 0 || n > PW_STORE_POINTS_MAX)
+		return -EBADMSG;
+	if (n > cap)
+		return -ENOBUFS;
+	if ((r = get_times_flags(dec, c, (uint32_t)n)) < 0)
+		return r;
+	for (uint32_t i = 0; i < n; i++) {
+		struct pw_history_point *p = point_mut(points, point_size, i);
+		pw_history_point_unknown(p, cpu_cap, dec->times_ms[i] * 1000000);
+		p->flags = dec->flags[i];
 	}
 	for (uint32_t s = 0; s < dec->dict.n; s++) {
-		int64_t prev = 0;
+		int64_t q = 0;
+		bool known;
 		for (uint32_t i = 0; i < n; i++) {
-			uint64_t token = get_varint(c);
-			if (c->bad)
+			if (!get_token(c, &q, &known))
 				return -EBADMSG;
-			if (token == 0)
+			if (!known)
 				continue;
-			int64_t delta = unzigzag(token - 1);
-			if (delta > (INT64_C(1) << 53) || delta < -(INT64_C(1) << 53))
-				return -EBADMSG;
-			prev += delta;
-			if (prev > (INT64_C(1) << 53) || prev < -(INT64_C(1) << 53))
-				return -EBADMSG;
 			struct pw_history_point *p = point_mut(points, point_size, i);
-			if (dec->dict.known[s] && !put_direct(&dec->direct[s], p, prev))
+			if (dec->dict.known[s] && !put_direct(&dec->direct[s], p, q))
 				pw_history_series_set(&dec->dict.series[s], p, cpu_cap,
-				                      (double)prev * dec->dict.quantum[s]);
+				                      (double)q * dec->dict.quantum[s]);
 		}
 	}
 	return c->p == c->end ? (int)n : -EBADMSG;
 }
 
-int pw_store_decode(struct pw_store_decoder *dec, const void *buf, size_t len, void *points,
-                    size_t point_size, uint32_t cpu_cap, uint32_t cap)
+/* The dictionary at c into dec: the one before as it is when the bytes are the same (the blocks of a
+ * window nearly always name the same series, and parsing a hundred and fifty names a block showed
+ * in an hour's profile), else parsed and kept with its bytes. */
+static int get_dict_again(struct pw_store_decoder *dec, struct cursor *c)
+{
+	const unsigned char *start = c->p;
+	if (dec->dict_len && dec->dict_len <= (size_t)(c->end - c->p) &&
+	    memcmp(c->p, dec->dict_bytes, dec->dict_len) == 0) {
+		c->p += dec->dict_len;
+		return 0;
+	}
+	dec->dict_len = 0;
+	int r = get_dict(c, &dec->dict);
+	if (r == 0)
+		r = resolve_direct(dec);
+	if (r < 0)
+		return r;
+	size_t len = (size_t)(c->p - start);
+	if (len > dec->dict_cap) {
+		unsigned char *b = realloc(dec->dict_bytes, len);
+		if (!b)
+			return 0; /* parsed all the same: the next frame parses its own */
+		dec->dict_bytes = b;
+		dec->dict_cap = len;
+	}
+	memcpy(dec->dict_bytes, start, len);
+	dec->dict_len = len;
+	return 0;
+}
+
+/* Check the frame at buf[0..len), inflate it and read its dictionary: *c is at its points after. */
+static int open_frame(struct pw_store_decoder *dec, const void *buf, size_t len, uint32_t *ret_type,
+                      struct cursor *c)
 {
 	uint32_t type = 0;
 	ssize_t whole = pw_store_frame_length(buf, len, &type);
 	const unsigned char *payload = (const unsigned char *)buf + PW_STORE_FRAME_SIZE;
 	size_t payload_len;
-	struct cursor c;
 	int r;
 
 	if (whole <= 0)
@@ -606,19 +714,199 @@ int pw_store_decode(struct pw_store_decoder *dec, const void *buf, size_t len, v
 		size_t raw_len = 0;
 		if ((r = inflate_payload(dec, payload, payload_len, &raw_len)) < 0)
 			return r;
-		c = (struct cursor){dec->raw, dec->raw + raw_len, false};
+		*c = (struct cursor){dec->raw, dec->raw + raw_len, false};
 	} else {
-		c = (struct cursor){payload, payload + payload_len, false};
+		*c = (struct cursor){payload, payload + payload_len, false};
 	}
 	if (type != PW_STORE_ROW) {
-		if ((r = get_dict(&c, &dec->dict)) < 0 || (r = resolve_direct(dec)) < 0)
+		if ((r = get_dict_again(dec, c)) < 0)
 			return r;
 		dec->have_dict = true;
 	} else if (!dec->have_dict) {
 		return -EBADMSG;
 	}
+	*ret_type = type;
+	return 0;
+}
+
+int pw_store_decode(struct pw_store_decoder *dec, const void *buf, size_t len, void *points,
+                    size_t point_size, uint32_t cpu_cap, uint32_t cap)
+{
+	uint32_t type;
+	struct cursor c;
+	int r = open_frame(dec, buf, len, &type, &c);
+
+	if (r < 0)
+		return r;
 	if (type != PW_STORE_BLOCK && cap > 1)
 		cap = 1;
 	r = get_points(dec, &c, points, point_size, cpu_cap, cap);
 	return r == -ENOBUFS && type != PW_STORE_BLOCK ? -EBADMSG : r;
+}
+
+/* ---- decoding into columns ---- */
+
+/* Where series s of the dictionary goes in cols: its column, or -1 (unknown to this build, or a CPU
+ * past the columns' cap); < -1: an error. */
+static int column_of(const struct pw_store_decoder *dec, uint32_t s, struct pw_history_columns *cols)
+{
+	if (!dec->dict.known[s])
+		return -1;
+	int col = pw_history_columns_column(cols, &dec->dict.series[s]);
+	return col == -ENOENT ? -1 : col;
+}
+
+/* count tokens of a series, q the value before them; into dst when not NULL (PW_COLUMN_UNKNOWN
+ * where unknown or beyond 32 bits, *wide then set). Returns 1 + the index of the last known value
+ * stored (0: none), or -EBADMSG. Inlined three ways: the tokens before the window's points, those
+ * in it, those after. */
+static inline __attribute__((always_inline)) int tokens(struct cursor *c, int64_t *q, uint32_t count,
+                                                        int32_t *dst, bool *wide)
+{
+	int last = 0;
+	for (uint32_t i = 0; i < count; i++) {
+		uint64_t token = get_varint(c);
+		if (c->bad)
+			return -EBADMSG;
+		int32_t out = PW_COLUMN_UNKNOWN;
+		if (token) {
+			int64_t delta = unzigzag(token - 1);
+			if (delta > (INT64_C(1) << 53) || delta < -(INT64_C(1) << 53))
+				return -EBADMSG;
+			*q += delta;
+			if (*q > (INT64_C(1) << 53) || *q < -(INT64_C(1) << 53))
+				return -EBADMSG;
+			if (*q > PW_COLUMN_UNKNOWN && *q <= INT32_MAX)
+				out = (int32_t)*q, last = (int)i + 1;
+			else
+				*wide = true;
+		}
+		if (dst)
+			dst[i] = out;
+	}
+	return last;
+}
+
+/* Series s's tokens into column col (-1: read past them). The frame's points [a, b) are the
+ * columns' rows [first, first + b - a) (b == 0: none of them; a > b: not in one run, rows[] says). */
+static int get_column(struct pw_store_decoder *dec, struct cursor *c, uint32_t s, uint32_t n, int col,
+                      struct pw_history_columns *cols, uint32_t first, uint32_t a, uint32_t b)
+{
+	int32_t *v = col >= 0 && b > 0 ? pw_history_column_values(cols, (uint32_t)col) : NULL;
+	int64_t q = 0, k;
+	int newest = -1; /* the row of the newest known value */
+	bool wide = false, known;
+
+	if (!v) /* a series this build does not know (its id is not set), or no point taken */
+		return tokens(c, &q, n, NULL, &wide) < 0 ? -EBADMSG : 0;
+	const struct pw_history_series *id = &dec->dict.series[s];
+	double stored = dec->dict.quantum[s], quantum = pw_history_signal_def(id->signal)->quantum;
+	while (cols->cols[col].len < first) /* the rows of frames before this one where it was not */
+		v[cols->cols[col].len++] = PW_COLUMN_UNKNOWN;
+	if (a < b && stored == quantum) { /* the frame's points in the window are one run: nearly always */
+		int last;
+		bool ignored = false;
+		if (tokens(c, &q, a, NULL, &ignored) < 0 ||
+		    (last = tokens(c, &q, b - a, v + first, &wide)) < 0 ||
+		    tokens(c, &q, n - b, NULL, &ignored) < 0)
+			return -EBADMSG;
+		newest = last ? (int)first + last - 1 : -1;
+	} else {
+		for (uint32_t i = 0; i < n; i++) {
+			if (!get_token(c, &q, &known))
+				return -EBADMSG;
+			int32_t row = dec->rows[i];
+			if (row < 0)
+				continue;
+			k = q;
+			/* A store kept at another quantum (an older build): at this one's. */
+			if (known && stored != quantum)
+				known = pw_history_quantize((double)q * stored, quantum, &k);
+			if (known && (k <= PW_COLUMN_UNKNOWN || k > INT32_MAX)) {
+				wide = true;
+				known = false;
+			}
+			v[row] = known ? (int32_t)k : PW_COLUMN_UNKNOWN;
+			newest = known ? row : newest;
+		}
+	}
+	cols->too_wide |= wide;
+	cols->cols[col].len = cols->n;
+	if (newest >= 0 && id->signal == PW_HS_LINE) {
+		cols->cols[col].last_seen = (uint32_t)newest + 1;
+		cols->cols[col].rank = s;
+	}
+	if (newest >= 0 && pw_history_signal_def(id->signal)->scope == PW_SCOPE_CPU && id->inst >= cols->ncpu)
+		cols->ncpu = id->inst + 1;
+	return 0;
+}
+
+static int get_columns(struct pw_store_decoder *dec, struct cursor *c, uint32_t max,
+                       struct pw_history_columns *cols, int64_t since_ns, int64_t until_ns)
+{
+	uint64_t n = get_varint(c);
+	int r;
+
+	if (c->bad || n == 0 || n > max)
+		return -EBADMSG;
+	if ((r = get_times_flags(dec, c, (uint32_t)n)) < 0)
+		return r;
+	uint32_t first = cols->n, a = UINT32_MAX, b = 0; /* the points taken: [a, b) when one run */
+	bool run = true;
+	for (uint32_t i = 0; i < n; i++) {
+		int64_t t = dec->times_ms[i] * 1000000;
+		dec->rows[i] = -1;
+		if (t <= since_ns || t > until_ns || t <= cols->last_ns)
+			continue; /* outside the window, or found already */
+		if ((r = pw_history_columns_add_row(cols, t, dec->flags[i])) < 0)
+			return r;
+		dec->rows[i] = r;
+		run &= b == 0 || b == i;
+		a = a < i ? a : i;
+		b = i + 1;
+	}
+	if (!run)
+		a = b; /* rows[] says where each goes */
+	for (uint32_t s = 0; s < dec->dict.n; s++) {
+		int col = column_of(dec, s, cols);
+		if (col < -1)
+			return col;
+		if ((r = get_column(dec, c, s, (uint32_t)n, col, cols, first, b ? a : 0, b)) < 0)
+			return r;
+	}
+	if (c->p != c->end)
+		return -EBADMSG;
+	return cols->too_wide ? -ERANGE : 0;
+}
+
+/* Undo what a frame refused halfway added: its rows, and what its lines and CPUs said. */
+static void columns_back_to(struct pw_history_columns *cols, uint32_t n, int64_t last_ns, uint32_t ncpu)
+{
+	cols->n = n;
+	cols->last_ns = last_ns;
+	cols->ncpu = ncpu;
+	for (uint32_t k = 0; k < cols->ncols; k++) {
+		struct pw_history_column *col = &cols->cols[k];
+		col->len = col->len < n ? col->len : n;
+		if (col->last_seen > n)
+			col->last_seen = 0;
+	}
+}
+
+int pw_store_decode_columns(struct pw_store_decoder *dec, const void *buf, size_t len,
+                            struct pw_history_columns *cols, int64_t since_ns, int64_t until_ns)
+{
+	uint32_t type, n = cols->n, ncpu = cols->ncpu;
+	int64_t last_ns = cols->last_ns;
+	struct cursor c;
+	int r = open_frame(dec, buf, len, &type, &c);
+
+	if (r == 0)
+		r = get_columns(dec, &c, type == PW_STORE_BLOCK ? PW_STORE_POINTS_MAX : 1, cols, since_ns,
+		                until_ns);
+	if (r == 0)
+		return (int)(cols->n - n);
+	if (r != -ERANGE) /* too wide: the caller reads the window as points, and drops this */
+		columns_back_to(cols, n, last_ns, ncpu);
+	return r;
 }

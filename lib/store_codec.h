@@ -108,4 +108,14 @@ void pw_store_decoder_reset(struct pw_store_decoder *dec);
 int pw_store_decode(struct pw_store_decoder *dec, const void *buf, size_t len, void *points,
                     size_t point_size, uint32_t cpu_cap, uint32_t cap);
 
+struct pw_history_columns;
+
+/* Decode the frame at buf[0..len) into cols: its points with since_ns < time <= until_ns and newer
+ * than cols' newest (a point found twice is taken once), each series into its column at this
+ * build's quantum. Returns the points taken, -EBADMSG (as pw_store_decode; cols then as before the
+ * frame), -ERANGE (a value beyond the columns' 32 bits, or too many lines: read the window as
+ * points), -E2BIG (past the columns' bounds), -ENOMEM. */
+int pw_store_decode_columns(struct pw_store_decoder *dec, const void *buf, size_t len,
+                            struct pw_history_columns *cols, int64_t since_ns, int64_t until_ns);
+
 #endif

@@ -1,14 +1,18 @@
 /* fuzz_store.c — libFuzzer harness: a history store file (lib/store_codec.c) walked as the daemon's
  * reader walks one (daemon/history_store.c): the header, then frame after frame through
  * pw_store_frame_length and pw_store_decode with one decoder, into points with room for 4 CPUs (so
- * CPUs beyond it are dropped). Every batch that decodes is encoded again (a BLOCK, and a ROW_DICT then
- * a ROW for one point) and must decode to the same times, flags and values at each signal's precision;
+ * CPUs beyond it are dropped), and through pw_store_decode_columns with another, into columns as
+ * /history reads a window (lib/history_columns.h: bounded rows and bytes; a frame the points refuse
+ * the columns refuse too, and leave as they were). Every batch that decodes is encoded again (a
+ * BLOCK, and a ROW_DICT then a ROW for one point) and must decode to the same times, flags and values
+ * at each signal's precision, and into columns to exactly the integers the encoder wrote;
  * a BLOCK read with room for one point fewer is -ENOBUFS.
  *
  * An input whose first byte is odd gets its header's magic and CRC, and each frame's length (cut to
  * what is left) and CRCs, fixed; with bit 1 also set, its BLOCK payloads are taken as the raw
  * dictionary and points and deflated here. So mutations get past the checksums and zlib to the
  * dictionary and point parsers. Seeds (tests/fuzz/corpus/store): frames from the encoder. */
+#include "history_columns.h"
 #include "store_codec.h"
 
 #include <errno.h>
@@ -114,7 +118,7 @@ static void check_value(const struct pw_history_series *se, double a, double b)
 {
 	double q = pw_history_signal_def(se->signal)->quantum;
 
-	if (isnan(a) || !isfinite(a) || fabs(nearbyint(a / q)) > 0x1p52) {
+	if (isnan(a) || !isfinite(a) || !(fabs(a / q) <= 0x1p52)) {
 		if (!isnan(b))
 			abort();
 		return;
@@ -133,6 +137,45 @@ static void check_same(const struct pw_store_dict *d, void *a, void *b, size_t s
 			check_value(&d->series[s], pw_history_series_get(&d->series[s], pa),
 			            pw_history_series_get(&d->series[s], pb));
 	}
+}
+
+/* The block out (n points, d's series) in columns: exactly the integers the encoder wrote, when the
+ * points' times rise (else the later of two times is dropped, found twice). */
+static void columns_same(const struct pw_store_dict *d, void *points, size_t size, uint32_t n,
+                         const struct pw_store_buf *out)
+{
+	struct pw_store_decoder *dec = pw_store_decoder_new();
+	struct pw_history_columns c;
+	pw_history_columns_init(&c, CPU_CAP, PW_STORE_POINTS_MAX, 64u << 20);
+	int r = dec ? pw_store_decode_columns(dec, out->data, out->len, &c, INT64_MIN, INT64_MAX) : -ENOMEM;
+	bool rising = true;
+	for (uint32_t i = 1; i < n; i++)
+		rising &= point(points, size, i)->real_ns > point(points, size, i - 1)->real_ns;
+	if (r == -ENOMEM || r == -ERANGE || r == -E2BIG)
+		goto done; /* past 32 bits, too many lines: the window is read as points then */
+	if (r < 0 || (rising && r != (int)n) || r > (int)n)
+		abort();
+	pw_history_columns_finish(&c);
+	for (uint32_t s = 0; rising && s < d->n; s++) {
+		int col = pw_history_columns_find(&c, &d->series[s]);
+		if (col < 0) {
+			if (d->series[s].signal < PW_HS_PERCPU_BUSY || d->series[s].inst < CPU_CAP)
+				abort(); /* a series the block has, not taken */
+			continue;
+		}
+		const int32_t *v = pw_history_column_values(&c, (uint32_t)col);
+		double quantum = pw_history_signal_def(d->series[s].signal)->quantum;
+		for (uint32_t i = 0; i < n; i++) {
+			int64_t q;
+			bool known = pw_history_quantize(
+			        pw_history_series_get(&d->series[s], point(points, size, i)), quantum, &q);
+			if (known ? v[i] != q : v[i] != PW_COLUMN_UNKNOWN)
+				abort();
+		}
+	}
+done:
+	pw_history_columns_done(&c);
+	pw_store_decoder_free(dec);
 }
 
 /* What decoded (n points) is written again and reads back the same. */
@@ -155,6 +198,7 @@ static void round_trip(void *points, void *again, size_t size, uint32_t n)
 	if (r != (int)n)
 		abort(); /* the encoder wrote a block its own decoder refuses */
 	check_same(&d, points, again, size, n);
+	columns_same(&d, points, size, n, &out);
 	if (n == 1) {
 		size_t first;
 		out.len = 0;
@@ -176,6 +220,36 @@ done:
 	pw_store_buf_done(&out);
 }
 
+/* The same frame into the window's columns: refused exactly when the points refuse it (then left as
+ * they were), else its points newer than the window's newest taken; rows and values bounded. */
+static void walk_columns(struct pw_store_decoder *dec, const unsigned char *frame, size_t len,
+                         struct pw_history_columns *c, int points_got)
+{
+	uint32_t n0 = c->n;
+	int r = pw_store_decode_columns(dec, frame, len, c, INT64_MIN, INT64_MAX);
+	if (r == -ENOMEM || r == -ERANGE || r == -E2BIG) {
+		uint32_t cap = c->cpu_cap, rows = c->max_rows;
+		size_t bytes = c->max_bytes;
+		if (c->values_size > bytes || c->n > rows)
+			abort();
+		pw_history_columns_done(c); /* the daemon reads such a window as points */
+		pw_history_columns_init(c, cap, rows, bytes);
+		return;
+	}
+	if ((r == -EBADMSG) != (points_got == -EBADMSG) || (r < 0 && r != -EBADMSG))
+		abort();
+	if (r == -EBADMSG ? c->n != n0 : c->n != n0 + (uint32_t)r || r > points_got)
+		abort();
+	for (uint32_t i = n0 > 0 ? n0 : 1; i < c->n; i++)
+		if (c->time_ns[i] <= c->time_ns[i - 1])
+			abort();
+	if (c->ncpu > CPU_CAP || c->nlines > PW_HISTORY_COLUMNS_LINES)
+		abort();
+	for (uint32_t k = 0; k < c->ncols; k++)
+		if (c->cols[k].len > c->n)
+			abort();
+}
+
 static void walk(const unsigned char *file, size_t len, void *points, void *again, size_t size)
 {
 	struct pw_store_header h;
@@ -186,9 +260,11 @@ static void walk(const unsigned char *file, size_t len, void *points, void *agai
 		abort();
 	if (r < 0)
 		return;
-	struct pw_store_decoder *dec = pw_store_decoder_new();
-	if (!dec)
-		return;
+	struct pw_store_decoder *dec = pw_store_decoder_new(), *cdec = pw_store_decoder_new();
+	struct pw_history_columns cols;
+	pw_history_columns_init(&cols, CPU_CAP, 8 * PW_STORE_POINTS_MAX, 16u << 20);
+	if (!dec || !cdec)
+		goto done;
 	while (off < len) {
 		uint32_t type = 0;
 		ssize_t n = pw_store_frame_length(file + off, len - off, &type);
@@ -199,6 +275,7 @@ static void walk(const unsigned char *file, size_t len, void *points, void *agai
 			abort();
 		int got = pw_store_decode(dec, file + off, (size_t)n, points, size, CPU_CAP,
 		                          PW_STORE_POINTS_MAX);
+		walk_columns(cdec, file + off, (size_t)n, &cols, got);
 		if (got > 0) {
 			if ((uint32_t)got > PW_STORE_POINTS_MAX || (type != PW_STORE_BLOCK && got != 1))
 				abort();
@@ -219,6 +296,9 @@ static void walk(const unsigned char *file, size_t len, void *points, void *agai
 		}
 		off += (size_t)n;
 	}
+done:
+	pw_history_columns_done(&cols);
+	pw_store_decoder_free(cdec);
 	pw_store_decoder_free(dec);
 }
 

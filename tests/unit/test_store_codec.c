@@ -2,9 +2,11 @@
  * (lib/history_signals.c): points come back at each signal's precision from a BLOCK and from
  * ROW_DICT + ROW frames; a damaged, cut or foreign frame or header is refused, never misread; a frame
  * is self-describing (a signal this build does not know is skipped, one the frame lacks reads as
- * unknown, the quantum the file names is the scale); a CPU beyond the reader's capacity is dropped;
- * a slowly varying host costs under 2 bytes a value. */
+ * unknown, the quantum the file names is the scale; into columns too); a CPU beyond the reader's
+ * capacity is dropped; a slowly varying host costs under 2 bytes a value. */
 #include "fixture_util.h"
+#include "history_columns.h"
+#include "history_points.h"
 #include "history_signals.h"
 #include "store_codec.h"
 
@@ -47,72 +49,12 @@ static struct pw_history_point *at(const struct points *ps, uint32_t i)
 	return (struct pw_history_point *)(void *)(ps->data + (size_t)i * ps->size);
 }
 
-static void set_line(struct pw_history_point *p, int k, const char *irq, float rate)
-{
-	snprintf(p->lines[k].irq, sizeof(p->lines[k].irq), "%s", irq);
-	p->lines[k].rate = rate;
-}
-
-/* Point i of a small run on a host with up to 4 CPUs: what pw_history_point_from() leaves, with the
- * gaps a real run has (a share, a PSI file, a rate or a meminfo field not known, a CPU that came
- * online, lines whose ranking changed, a daemon restart). */
-static void realistic_point(struct pw_history_point *p, uint32_t cpu_cap, uint32_t i)
-{
-	static const char *const names[] = {"LOC", "25", "NMI", "123456789012345", "CAL", "eth0"};
-
-	pw_history_point_unknown(p, cpu_cap, T0 + (int64_t)i * SEC + (int64_t)(i % 3) * 7 * MS);
-	p->mono_ns = (int64_t)(i + 7) * SEC;
-	p->seq = 1000 + i;
-	p->flags = i == 0 || i == 4 ? PW_HISTORY_RUN_START : 0;
-	p->share[PW_MODE_USER] = (uint16_t)(2500 + 13 * i);
-	p->share[PW_MODE_NICE] = 100;
-	p->share[PW_MODE_SYSTEM] = (uint16_t)(800 - 3 * i);
-	p->share[PW_MODE_IDLE] = (uint16_t)(6000 - 10 * i);
-	p->share[PW_MODE_IOWAIT] = i == 2 ? PW_HISTORY_UNKNOWN : 300;
-	p->share[PW_MODE_IRQ] = 50;
-	p->share[PW_MODE_SOFTIRQ] = i == 3 ? PW_HISTORY_UNKNOWN : (uint16_t)(120 + i);
-	p->share[PW_MODE_STEAL] = i == 1 ? PW_HISTORY_UNKNOWN : 7;
-	p->busy_cpus = (uint16_t)(1 + i % 2);
-	p->psi_some_stall[PW_PSI_CPU] = (uint16_t)(1086 + 50 * i);
-	p->psi_some_stall[PW_PSI_IO] = 55;
-	p->psi_some_stall[PW_PSI_IRQ] = i == 5 ? PW_HISTORY_UNKNOWN : 12; /* PSI memory: file absent */
-	p->intr_rate = 4012.37f + 1.5f * (float)i;
-	p->ctxt_rate = 123456.78f - (float)i;
-	p->softirq_rate = i == 1 ? NAN : 901.25f;
-	p->swap_in_rate = 0.0f;
-	p->swap_out_rate = 1.5f * (float)i;
-	p->major_fault_rate = i == 0 ? NAN : 0.33f;
-	p->mem_available_kb = UINT64_C(24120980) - 4 * i;
-	p->cached_kb = i == 2 ? UINT64_MAX : UINT64_C(1234567) + i;
-	p->procs_running = i == 1 ? UINT32_MAX : 3 + i;
-	for (int t = 0; t < PW_SOFTIRQ_COUNT; t++)
-		p->softirq_type_rate[t] = t == PW_SOFTIRQ_HI ? NAN : 10.25f * (float)t + (float)i;
-	set_line(p, 0, names[0], 2000.5f - (float)i);
-	set_line(p, 1, i < 3 ? names[1] : names[4], 33.33f);
-	set_line(p, 2, names[2], NAN); /* a line kept whose rate is not known yet */
-	set_line(p, 3, names[3], 0.01f);
-	if (i == 5)
-		set_line(p, 5, names[5], 1.0e6f + 0.25f);
-	p->ncpu = (uint16_t)(i == 0 ? 2 : cpu_cap < 4 ? cpu_cap : 4);
-	for (uint32_t c = 0; c < p->ncpu; c++) {
-		p->cpus[c] = (struct pw_history_cpu){
-		        .busy = (uint16_t)(2000 + 100 * c + i),
-		        .user = (uint16_t)(1500 + c),
-		        .system = (uint16_t)(400 + i),
-		        .irq = (uint16_t)(10 * c),
-		        .iowait = c == 1 ? PW_HISTORY_UNKNOWN : (uint16_t)(90 + c),
-		        .freq_ratio = c == 1 ? PW_HISTORY_UNKNOWN : (uint16_t)(6500 + 10 * i),
-		        .avg_mhz = c == 1 ? 0 : (uint16_t)(1800 + 25 * c),
-		};
-	}
-}
-
 static struct points realistic_points(uint32_t n, uint32_t cpu_cap)
 {
 	struct points ps = points_new(n, cpu_cap);
 
 	for (uint32_t i = 0; i < n; i++)
-		realistic_point(at(&ps, i), cpu_cap, i);
+		pw_test_history_point(at(&ps, i), cpu_cap, i, T0);
 	return ps;
 }
 
@@ -682,6 +624,38 @@ static size_t craft_row_dict(const struct pw_history_point *p, size_t point_size
  * whose label does not fit its scope, or whose quantum is not a step): those series are skipped, the
  * others read at the quantum the frame names. Their tokens take several bytes, so skipping must
  * read them whole. */
+/* The one-point frame buf[0..len) decoded into columns (as /history reads a window): every series
+ * of the original point orig[i] holds exactly what the encoder would write for it. */
+static void assert_columns(const struct points *orig, uint32_t i, const void *buf, size_t len)
+{
+	struct pw_store_decoder *dec = pw_store_decoder_new();
+	struct pw_store_dict d = {0};
+	struct pw_history_columns c;
+
+	pw_history_columns_init(&c, CPU_CAP, 16, 1u << 20);
+	ck_assert_int_eq(pw_store_decode_columns(dec, buf, len, &c, INT64_MIN, INT64_MAX), 1);
+	pw_history_columns_finish(&c);
+	ck_assert_int_eq(pw_store_dict_build(&d, at(orig, i), orig->size, 1), 0);
+	for (uint32_t s = 0; s < d.n; s++) {
+		char name[128];
+		int64_t q;
+		series_name(&d.series[s], name, sizeof(name));
+		int col = pw_history_columns_find(&c, &d.series[s]);
+		ck_assert_msg(col >= 0, "point %u: no column for %s", i, name);
+		int32_t got = pw_history_column_values(&c, (uint32_t)col)[0];
+		double quantum = pw_history_signal_def(d.series[s].signal)->quantum;
+		if (pw_history_quantize(pw_history_series_get(&d.series[s], at(orig, i)), quantum, &q))
+			ck_assert_msg(got == q, "point %u %s: %d in its column, want %lld", i, name, got,
+			              (long long)q);
+		else
+			ck_assert_msg(got == PW_COLUMN_UNKNOWN, "point %u %s: %d, want unknown", i, name,
+			              got);
+	}
+	pw_store_dict_done(&d);
+	pw_history_columns_done(&c);
+	pw_store_decoder_free(dec);
+}
+
 START_TEST(unknown_signal_skipped)
 {
 	static const struct crafted extra[] = {
@@ -703,6 +677,8 @@ START_TEST(unknown_signal_skipped)
 		ck_assert_int_eq(decode(NULL, frame, len, &got, 1), 1);
 		assert_points(&orig, i, &got, 1, "unknown signals");
 		ck_assert_uint_eq(at(&got, 0)->mem_available_kb, at(&orig, i)->mem_available_kb);
+		/* Into columns too: the extras skipped, memory kept in bytes read at this build's kB. */
+		assert_columns(&orig, i, frame, len);
 	}
 	/* Without the extras and at the encoder's quantum, the hand-made frame is what the encoder writes,
 	 * byte for byte: the format is what store_codec.h says it is. */
@@ -924,10 +900,10 @@ START_TEST(compact)
 			static const int base[PW_SOFTIRQ_COUNT] = {0, 250, 2, 300, 20, 0, 1, 100, 0, 200};
 			p->softirq_type_rate[k] = (float)((base[k] + jitter(&x, base[k] / 10)) / interval);
 		}
-		set_line(p, 0, "LOC", (float)((2000 + jitter(&x, 20)) / interval));
-		set_line(p, 1, "25", (float)((100 + jitter(&x, 5)) / interval));
-		set_line(p, 2, "NMI", 0.0f);
-		set_line(p, 3, "27", (float)((50 + jitter(&x, 5)) / interval));
+		pw_test_set_line(p, 0, "LOC", (float)((2000 + jitter(&x, 20)) / interval));
+		pw_test_set_line(p, 1, "25", (float)((100 + jitter(&x, 5)) / interval));
+		pw_test_set_line(p, 2, "NMI", 0.0f);
+		pw_test_set_line(p, 3, "27", (float)((50 + jitter(&x, 5)) / interval));
 		for (uint32_t c = 0; c < NCPU; c++) {
 			uint16_t user = (uint16_t)(1500 + jitter(&x, 5)),
 			         system = (uint16_t)(400 + jitter(&x, 3));
