@@ -309,8 +309,16 @@ static int plan_rows(struct render *r)
 	for (uint32_t i = 0; i < n; i++) {
 		int64_t t = time_of(r->w, i);
 		if (!r->agg) {
-			if (gap_before(r, i))
-				add_row(r, cap, i, i, time_of(r->w, i - 1) + r->w->interval_ns);
+			/* Between two runs: an interval after the point before, or halfway to this one when
+			 * the daemon came back sooner, so time_ms never goes back. Unsigned: the points may
+			 * lie centuries apart. */
+			if (gap_before(r, i)) {
+				int64_t before = time_of(r->w, i - 1);
+				uint64_t half = ((uint64_t)t - (uint64_t)before) / 2;
+				add_row(r, cap, i, i,
+				        before + (half < (uint64_t)r->w->interval_ns ? (int64_t)half
+				                                                     : r->w->interval_ns));
+			}
 			add_row(r, cap, i, i + 1, t);
 			continue;
 		}

@@ -179,6 +179,38 @@ START_TEST(test_json_values)
 }
 END_TEST
 
+/* A gap row stands between two runs: an interval after the last point of the first, or, when the
+ * second began sooner than that (a restart within the interval), halfway; time_ms never goes back. */
+START_TEST(test_gap_rows)
+{
+	void *pts = make_points();
+	struct pw_history_point *p5 = (void *)((char *)pts + 5 * psize());
+	struct pw_history_point *p8 = (void *)((char *)pts + 8 * psize());
+	struct pw_history_point *p9 = (void *)((char *)pts + 9 * psize());
+	p5->flags = PW_HISTORY_RUN_START;
+	p5->real_ns = T0 + 5 * NS + 300 * 1000000; /* 300 ms after point 4 */
+	p8->real_ns = T0 + 12 * NS;                /* 4 s after point 7: missed samples */
+	p9->real_ns = T0 + 13 * NS;
+	struct pw_history_window w = window(pts);
+	struct pw_history_query q = query(ALL, 0);
+	json_t *doc = render_json(&q, &w);
+	json_t *t = json_object_get(doc, "time_ms");
+
+	ck_assert_int_eq(json_integer_value(json_object_get(doc, "points")), NPTS + 2);
+	for (size_t i = 1; i < json_array_size(t); i++)
+		ck_assert_int_le(json_integer_value(json_array_get(t, i - 1)),
+		                 json_integer_value(json_array_get(t, i)));
+	ck_assert_int_eq(json_integer_value(json_array_get(t, 5)), (T0 + 5 * NS + 150 * 1000000) / 1000000);
+	ck_assert(isnan(at(series(doc, "interrupts_per_second"), "values", 5)));
+	/* Point 8 four seconds after point 7: its gap an interval after point 7. */
+	ck_assert_int_eq(json_integer_value(json_array_get(t, 9)), (T0 + 9 * NS) / 1000000);
+	ck_assert(isnan(at(series(doc, "interrupts_per_second"), "values", 9)));
+	ck_assert(at(series(doc, "interrupts_per_second"), "values", 10) == 800);
+	json_decref(doc);
+	free(pts);
+}
+END_TEST
+
 START_TEST(test_json_steps)
 {
 	void *pts = make_points();
@@ -377,6 +409,7 @@ static Suite *history_json_suite(void)
 
 	tcase_add_test(core, test_json_values);
 	tcase_add_test(core, test_json_steps);
+	tcase_add_test(core, test_gap_rows);
 	tcase_add_test(core, test_csv);
 	tcase_add_test(core, test_size_bound);
 	tcase_add_test(core, test_sink);
