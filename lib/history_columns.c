@@ -155,6 +155,7 @@ struct taker {
 	struct pw_history_reader reader;
 	double quantum;
 	int col;
+	bool per_cpu; /* read only from the points that have its CPU */
 };
 
 static int take_figure(struct pw_history_columns *c, const struct taker *t, uint32_t row,
@@ -166,20 +167,54 @@ static int take_figure(struct pw_history_columns *c, const struct taker *t, uint
 	return c->too_wide ? -ERANGE : 0;
 }
 
-/* The lines of p (row) into their columns: present even when the rate is unknown, as a point
- * shows them. */
-static int take_lines(struct pw_history_columns *c, uint32_t row, const struct pw_history_point *p)
+/* The columns of the last point's line slots (-1: an empty slot): neighbouring points nearly always
+ * keep the same names, and looking each up by name was a third of taking an hour of ring points. */
+struct line_memo {
+	char names[PW_HISTORY_LINES][PW_IRQ_NAME_MAX];
+	int col[PW_HISTORY_LINES];
+	bool valid;
+};
+
+/* The columns of p's line slots into memo, unless they are the last point's. */
+static int line_columns(struct pw_history_columns *c, struct line_memo *memo,
+                        const struct pw_history_point *p)
 {
-	double quantum = pw_history_signal_def(PW_HS_LINE)->quantum;
+	bool same = memo->valid;
+	for (int k = 0; k < PW_HISTORY_LINES && same; k++)
+		same = memcmp(memo->names[k], p->lines[k].irq, PW_IRQ_NAME_MAX) == 0;
+	if (same)
+		return 0;
+	memo->valid = false;
 	for (int k = 0; k < PW_HISTORY_LINES; k++) {
 		struct pw_history_series id = {.signal = PW_HS_LINE};
-		int64_t q;
+		memcpy(memo->names[k], p->lines[k].irq, PW_IRQ_NAME_MAX);
+		memo->col[k] = -1;
 		if (!p->lines[k].irq[0])
 			continue;
 		memcpy(id.irq, p->lines[k].irq, PW_IRQ_NAME_MAX);
 		int col = pw_history_columns_column(c, &id);
 		if (col < 0)
 			return col;
+		memo->col[k] = col;
+	}
+	memo->valid = true;
+	return 0;
+}
+
+/* The lines of p (row) into their columns: present even when the rate is unknown, as a point
+ * shows them. */
+static int take_lines(struct pw_history_columns *c, struct line_memo *memo, uint32_t row,
+                      const struct pw_history_point *p)
+{
+	double quantum = pw_history_signal_def(PW_HS_LINE)->quantum;
+	int e = line_columns(c, memo, p);
+	if (e < 0)
+		return e;
+	for (int k = 0; k < PW_HISTORY_LINES; k++) {
+		int64_t q;
+		int col = memo->col[k];
+		if (col < 0)
+			continue;
 		struct pw_history_column *k_col = &c->cols[col];
 		if (k_col->last_seen == row + 1)
 			continue; /* a name twice in a point: its first slot, as a point reads */
@@ -196,6 +231,7 @@ int pw_history_columns_add_points(struct pw_history_columns *c, const void *poin
 {
 	uint32_t ncpu = 0, ntakers = 0;
 	const char *base = points;
+	struct line_memo memo = {.valid = false};
 	int e = 0;
 
 	for (uint32_t i = 0; i < n; i++) {
@@ -203,25 +239,20 @@ int pw_history_columns_add_points(struct pw_history_columns *c, const void *poin
 		ncpu = pc > ncpu ? pc : ncpu;
 	}
 	ncpu = ncpu < c->cpu_cap ? ncpu : c->cpu_cap;
-	/* Host and softirq series first, then each CPU's: a point reads the CPUs it has. */
+	/* Every host, softirq and per-CPU series (lines come by name, take_lines). */
 	struct taker *takers =
 	        calloc(PW_HS_COUNT + PW_SOFTIRQ_COUNT + (size_t)ncpu * PW_HS_COUNT, sizeof(*takers));
 	if (!takers)
 		return n ? -ENOMEM : 0;
-	uint32_t shared = 0;
-	for (int pass = 0; pass < 2; pass++) {
-		for (int s = 0; s < PW_HS_COUNT; s++) {
-			enum pw_history_scope scope = pw_history_signal_def(s)->scope;
-			uint32_t count = scope == PW_SCOPE_HOST      ? 1
-			                 : scope == PW_SCOPE_SOFTIRQ ? PW_SOFTIRQ_COUNT
-			                                             : 0;
-			if (pass == 1)
-				count = scope == PW_SCOPE_CPU ? ncpu : 0;
-			for (uint32_t i = 0; i < count; i++)
-				takers[ntakers++].id = (struct pw_history_series){.signal = s, .inst = i};
-		}
-		if (pass == 0)
-			shared = ntakers;
+	for (int s = 0; s < PW_HS_COUNT; s++) {
+		enum pw_history_scope scope = pw_history_signal_def(s)->scope;
+		uint32_t count = scope == PW_SCOPE_HOST      ? 1
+		                 : scope == PW_SCOPE_SOFTIRQ ? PW_SOFTIRQ_COUNT
+		                 : scope == PW_SCOPE_CPU     ? ncpu
+		                                             : 0;
+		for (uint32_t i = 0; i < count; i++)
+			takers[ntakers++] = (struct taker){.id = {.signal = s, .inst = i},
+			                                   .per_cpu = scope == PW_SCOPE_CPU};
 	}
 	for (uint32_t k = 0; k < ntakers && e == 0; k++) {
 		pw_history_reader_init(&takers[k].reader, &takers[k].id);
@@ -239,12 +270,12 @@ int pw_history_columns_add_points(struct pw_history_columns *c, const void *poin
 		uint32_t pc = p->ncpu < ncpu ? p->ncpu : ncpu;
 		c->ncpu = pc > c->ncpu ? pc : c->ncpu;
 		for (uint32_t k = 0; k < ntakers && e == 0; k++) {
-			if (k >= shared && takers[k].id.inst >= pc)
+			if (takers[k].per_cpu && takers[k].id.inst >= pc)
 				continue;
 			e = take_figure(c, &takers[k], (uint32_t)row, p);
 		}
 		if (e == 0)
-			e = take_lines(c, (uint32_t)row, p);
+			e = take_lines(c, &memo, (uint32_t)row, p);
 	}
 	free(takers);
 	return e;

@@ -764,23 +764,15 @@ static inline __attribute__((always_inline)) int tokens(struct cursor *c, int64_
                                                         int32_t *dst, bool *wide)
 {
 	int last = 0;
+	bool known;
 	for (uint32_t i = 0; i < count; i++) {
-		uint64_t token = get_varint(c);
-		if (c->bad)
+		if (!get_token(c, q, &known))
 			return -EBADMSG;
 		int32_t out = PW_COLUMN_UNKNOWN;
-		if (token) {
-			int64_t delta = unzigzag(token - 1);
-			if (delta > (INT64_C(1) << 53) || delta < -(INT64_C(1) << 53))
-				return -EBADMSG;
-			*q += delta;
-			if (*q > (INT64_C(1) << 53) || *q < -(INT64_C(1) << 53))
-				return -EBADMSG;
-			if (*q > PW_COLUMN_UNKNOWN && *q <= INT32_MAX)
-				out = (int32_t)*q, last = (int)i + 1;
-			else
-				*wide = true;
-		}
+		if (known && *q > PW_COLUMN_UNKNOWN && *q <= INT32_MAX)
+			out = (int32_t)*q, last = (int)i + 1;
+		else if (known)
+			*wide = true;
 		if (dst)
 			dst[i] = out;
 	}
